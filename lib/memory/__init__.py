@@ -1,0 +1,3 @@
+# xzmem device package: long-term memory for an ESP32 AI companion.
+
+__version__ = "0.1.0"
