@@ -178,3 +178,68 @@ class Stages(unittest.TestCase):
         self.assertEqual(affinity.describe(35)["coins_to_next_stage"], 16)
         self.assertIsNone(affinity.describe(300)["coins_to_next_stage"])
         self.assertRaises(ValueError, affinity.stage, -1)
+
+
+class FlushingStore(ListStore):
+    def __init__(self):
+        ListStore.__init__(self)
+        self.flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        return 1
+
+
+class Loop(unittest.TestCase):
+    def setUp(self):
+        from memory import reminder
+
+        self.store = FlushingStore()
+        self.s = schedule.Schedules(self.store, Event)
+        self.s.add("团队会议", "2026-02-05 14:00", priority=4, now=at("2026-02-05 08:00"))
+        self.announcer = reminder.Announcer()
+        self.loop = reminder.ReminderLoop(self.s, self.store, self.announcer)
+
+    def test_reminder_reaches_every_link_and_is_flushed(self):
+        got_a, got_b = [], []
+        self.announcer.add(got_a.append)
+        self.announcer.add(got_b.append)
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual([i["content"] for i in got_a], ["团队会议"])
+        self.assertEqual(got_a, got_b)
+        self.assertEqual(self.store.flushes, 1)
+        self.loop.check(at("2026-02-05 13:15"))
+        self.assertEqual(len(got_a), 1)
+        self.assertEqual(self.store.flushes, 1)
+
+    def test_reminder_waits_for_a_link(self):
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(self.announcer.undelivered(), 1)
+        got = []
+        self.announcer.add(got.append)
+        self.assertEqual([i["content"] for i in got], ["团队会议"])
+        self.assertEqual(self.announcer.undelivered(), 0)
+
+    def test_a_failing_link_does_not_silence_the_others(self):
+        def broken(item):
+            raise OSError(104)
+
+        got = []
+        self.announcer.add(broken)
+        self.announcer.add(got.append)
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(len(got), 1)
+
+    async def test_run_checks_at_once_then_sleeps(self):
+        import asyncio
+
+        got = []
+        self.announcer.add(got.append)
+        clock.simulate(at("2026-02-05 13:05"), speed=1)
+        try:
+            task = asyncio.create_task(self.loop.run())
+            await asyncio.sleep(0.05)
+            task.cancel()
+        finally:
+            clock.simulate(None)
+        self.assertEqual([i["content"] for i in got], ["团队会议"])
