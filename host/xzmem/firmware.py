@@ -1,5 +1,6 @@
 """A MicroPython firmware file: the merged image from micropython.org or a port build, split into bootloader and app."""
 
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def _image_length(data: bytes, name: str) -> int:
     """Bytes an ESP image takes: header, segments, checksum padded to 16, and the SHA-256 when appended."""
     try:
         meta = ImageMetadata.from_bytes(data)
-    except (ValueError, IndexError) as e:
+    except (ValueError, IndexError, struct.error) as e:
         raise FirmwareError(f"{name}: damaged image: {e}") from None
     last = max(meta.segments, key=lambda s: s.offset)
     length = (last.offset + last.length + 1 + 15) & ~15
