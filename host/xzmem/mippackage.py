@@ -1,6 +1,7 @@
 """package.json's mip fields, so `mpremote mip install github:OWNER/REPO` installs the device code."""
 
 import json
+import re
 from pathlib import Path
 
 from xzmem import __version__
@@ -36,5 +37,8 @@ def stale_fields(root: Path = ROOT) -> list[str]:
 def write_package(root: Path = ROOT) -> Path:
     path = root / "package.json"
     package = json.loads(path.read_text(encoding="utf-8"))
-    path.write_text(json.dumps(updated_package(package, root), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(updated_package(package, root), indent=2, ensure_ascii=False)
+    # One [device path, repo path] pair per line keeps the diff of an added module to one line.
+    text = re.sub(r'\[\n\s+("[^"\n]*"),\n\s+("[^"\n]*")\n\s+\]', r"[\1, \2]", text)
+    path.write_text(text + "\n", encoding="utf-8")
     return path

@@ -5,7 +5,6 @@ import json
 import pytest
 from esp_images import ROOT, merged_firmware, project
 from typer.testing import CliRunner
-
 from xzmem import board, fsimage
 from xzmem.cli import app
 from xzmem.devconfig import device_config

@@ -2,7 +2,6 @@
 
 import pytest
 from esp_images import app_only_firmware, merged_firmware
-
 from xzmem.firmware import FirmwareError, load_firmware
 
 
