@@ -77,6 +77,8 @@ def _device_config(config_file: Path | None, **values) -> dict:
     for key, value in devconfig.masked(cfg).items():
         table.add_row(key, repr(value))
     console.print(table)
+    if not (values.get("token") or base.get("token")):
+        console.print(f"generated device token [bold]{cfg['token']}[/]: the host needs it to connect, keep it")
     return cfg
 
 

@@ -130,6 +130,13 @@ def test_dry_run_performs_no_file_operation_either(tmp_path, port, ran):
     assert not stage.exists() and ran == []
 
 
+def test_deploy_without_a_token_generates_one_and_says_so(tmp_path, port, ran):
+    result = invoke("deploy", "--port", port, "--root", project(tmp_path), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "generated device token" in result.output
+    assert "'***'" in result.output  # the config table itself still hides it
+
+
 def test_deploy_without_boot_py_is_refused(tmp_path, port, ran):
     root = project(tmp_path)
     (root / "boot.py").unlink()
