@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "host"))
 
 from esp_images import merged_firmware, project  # noqa: E402
-
 from xzmem import board, devconfig, fsimage  # noqa: E402
 from xzmem.firmware import load_firmware  # noqa: E402
 from xzmem.partitions import FACTORY_SIZE, load_layout  # noqa: E402
