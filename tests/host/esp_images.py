@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 from esp_idf_defs import PartitionTable
-from esptool.bin_image import ESP32FirmwareImage, ImageSegment
+from esptool.bin_image import ESP32FirmwareImage, ESP32S3FirmwareImage, ImageSegment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,9 +16,13 @@ vfs, data, fat, 0x200000, 0x200000
 """
 
 
-def esp_image(payload: bytes, load_address: int) -> bytes:
-    """A valid ESP32 app/bootloader image (header, one segment, checksum, SHA-256) made by esptool."""
-    img = ESP32FirmwareImage()
+IMAGE_CLASSES = {"esp32": ESP32FirmwareImage, "esp32s3": ESP32S3FirmwareImage}
+BOOTLOADER_AT = {"esp32": 0x1000, "esp32s3": 0x0}
+
+
+def esp_image(payload: bytes, load_address: int, chip: str = "esp32") -> bytes:
+    """A valid app/bootloader image (header, one segment, checksum, SHA-256) made by esptool."""
+    img = IMAGE_CLASSES[chip]()
     img.entrypoint = 0x40080000
     segment = ImageSegment(load_address, payload)
     segment.name = ".data"
@@ -32,14 +36,16 @@ def esp_image(payload: bytes, load_address: int) -> bytes:
         return path.read_bytes()
 
 
-def merged_firmware(path: Path, app_payload: int = 200_000, table: str = STOCK_TABLE) -> Path:
-    """bootloader at 0x1000, table at 0x8000, app at 0x10000, as one file flashed at 0x1000."""
-    bootloader = esp_image(b"\x5b" * 20_000, 0x40080400)
-    app = esp_image(bytes(range(256)) * (app_payload // 256) + b"\x01" * (app_payload % 256), 0x3F400020)
-    data = bytearray(b"\xff" * (0x10000 - 0x1000))
+def merged_firmware(path: Path, app_payload: int = 200_000, table: str = STOCK_TABLE, chip: str = "esp32") -> Path:
+    """bootloader, table at 0x8000, app at 0x10000, as one file flashed where the chip's ROM finds the bootloader."""
+    start = BOOTLOADER_AT[chip]
+    bootloader = esp_image(b"\x5b" * 20_000, 0x40080400 if chip == "esp32" else 0x403C8000, chip)
+    app_data = bytes(range(256)) * (app_payload // 256) + b"\x01" * (app_payload % 256)
+    app = esp_image(app_data, 0x3F400020 if chip == "esp32" else 0x3C000020, chip)
+    data = bytearray(b"\xff" * (0x10000 - start))
     data[: len(bootloader)] = bootloader
     table_bin = PartitionTable.from_csv(table).to_binary()
-    data[0x7000 : 0x7000 + len(table_bin)] = table_bin
+    data[0x8000 - start : 0x8000 - start + len(table_bin)] = table_bin
     data += app
     path.write_bytes(bytes(data))
     return path

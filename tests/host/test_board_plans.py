@@ -58,6 +58,15 @@ def test_flash_runs_esptool_with_the_split_firmware_and_our_table(tmp_path, port
     assert data.startswith(open(pieces["0x1000"], "rb").read())
 
 
+def test_flash_esp32s3_writes_its_bootloader_at_zero(tmp_path, port, ran):
+    fw = merged_firmware(tmp_path / "s3.bin", chip="esp32s3")
+    plan = board.flash_plan(port, fw, "16MB", workdir=tmp_path / "work")
+    board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
+    write = ran[-1]
+    assert write[write.index("--chip") + 1] == "esp32s3"
+    assert write[write.index("--flash-size") + 2 :: 2] == ["0x0", "0x8000", "0x10000"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -14,6 +14,12 @@ def test_merged_image_splits_into_bootloader_and_app(tmp_path):
     assert 300_000 < fw.app_size < 300_200
 
 
+def test_esp32s3_image_has_its_bootloader_at_zero(tmp_path):
+    fw = load_firmware(merged_firmware(tmp_path / "s3.bin", chip="esp32s3"))
+    assert (fw.chip, fw.bootloader_offset) == ("esp32s3", 0x0)
+    assert fw.app == (tmp_path / "s3.bin").read_bytes()[0x10000:]
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(FirmwareError, match="firmware file not found"):
         load_firmware(tmp_path / "nope.bin")

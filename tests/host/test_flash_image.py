@@ -105,3 +105,14 @@ def test_image_refuses_bad_firmware_before_building(tmp_path):
                                       str(tmp_path / "f.bin"), "--root", str(project(tmp_path))])
     assert result.exit_code == 1 and "firmware file not found" in result.output
     assert "[1/" not in result.output
+
+
+def test_esp32s3_image_keeps_its_bootloader_at_zero(tmp_path):
+    fw = merged_firmware(tmp_path / "s3.bin", chip="esp32s3")
+    out = tmp_path / "s3-flash.bin"
+    result = CliRunner().invoke(app, ["image", "--firmware", str(fw), "--flash-size", "16MB", "--out", str(out),
+                                      "--root", str(project(tmp_path)), "--token", "t"])
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    assert ImageHeader.from_bytes(data).spi_size == ImageFlashSize.MB16
+    assert parse_table(data[0x8000:0x9000]) == list(load_layout("16MB").partitions)
