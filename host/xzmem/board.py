@@ -86,7 +86,7 @@ def run_plan(plan: Plan, *, dry_run: bool, show: Callable[[int, int, Step], None
 
 
 def check_port(port: str) -> None:
-    """Fail before anything runs when the serial port is not there."""
+    """Fail before anything runs when the serial port is not there (plans skip this only for a dry run)."""
     if "://" in port or os.path.exists(port):
         return
     from serial.tools import list_ports
@@ -112,11 +112,12 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def flash_plan(port: str, firmware: Path, flash_size: str, *, csv: Path | None = None,
-               baud: int = DEFAULT_BAUD, workdir: Path | None = None) -> Plan:
+               baud: int = DEFAULT_BAUD, workdir: Path | None = None, require_port: bool = True) -> Plan:
     """Erase the board, then write the firmware's bootloader and app with our partition table between them."""
     layout = load_layout(flash_size, csv)
     fw = load_firmware(firmware)
-    check_port(port)
+    if require_port:
+        check_port(port)
     out = Path(workdir or BUILD / "flash" / flash_size)
     pieces = {
         fw.bootloader_offset: (out / "bootloader.bin", fw.bootloader),
@@ -189,12 +190,13 @@ def code_files(root: Path = ROOT, *, mpy: bool = False) -> dict[str, bytes]:
 
 
 def deploy_plan(port: str, config: dict | None, *, mpy: bool = False, root: Path = ROOT,
-                workdir: Path | None = None) -> Plan:
+                workdir: Path | None = None, require_port: bool = True) -> Plan:
     """Copy boot.py, main.py, lib/ and /config.json to a board running MicroPython, then reset it.
 
     config None leaves the board's /config.json as it is.
     """
-    check_port(port)
+    if require_port:
+        check_port(port)
     require_entry(root)
     stage = Path(workdir or BUILD / "deploy")
     sources = device_files(root)
@@ -281,10 +283,11 @@ def _quiet_esptool() -> None:
 
 
 def backup_plan(port: str, flash_size: str, out_dir: Path, *, csv: Path | None = None, chip: str = "auto",
-                baud: int = DEFAULT_BAUD) -> Plan:
+                baud: int = DEFAULT_BAUD, require_port: bool = True) -> Plan:
     """Read the board's table and `memory` partition, then open the archive on the host."""
     layout = load_layout(flash_size, csv)
-    check_port(port)
+    if require_port:
+        check_port(port)
     out_dir = Path(out_dir)
     mem = layout["memory"]
     table_file, image_file = out_dir / "partition-table.bin", out_dir / "memory.bin"

@@ -64,6 +64,17 @@ def _show_step(i: int, total: int, step: Step) -> None:
         console.print(f"      $ {step.command()}", style="dim", highlight=False)
 
 
+def _port_ready(port: str, dry_run: bool) -> bool:
+    """A real run needs the port now; a dry run only warns that a real one would stop."""
+    if not dry_run:
+        return True
+    try:
+        board.check_port(port)
+    except BoardError as e:
+        console.print(f"[yellow]warning:[/] {e}; a real run would stop here")
+    return False
+
+
 def _run(plan: Plan, dry_run: bool) -> None:
     console.rule(plan.title)
     run_plan(plan, dry_run=dry_run, show=_show_step, note=lambda m: console.print(f"      {m}", style="green"))
@@ -102,7 +113,8 @@ def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help=
           dry_run: DryRun = False) -> None:
     """Erase the board and write MicroPython with the xzmem partition table."""
     try:
-        _run(board.flash_plan(port, firmware, flash_size, csv=csv, baud=baud), dry_run)
+        plan = board.flash_plan(port, firmware, flash_size, csv=csv, baud=baud, require_port=_port_ready(port, dry_run))
+        _run(plan, dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 
@@ -120,7 +132,7 @@ def deploy(port: Port, mpy: Mpy = False, root: Root = board.ROOT, no_config: Ann
             config, wifi_ssid=wifi_ssid, wifi_password=wifi_password, token=token, utc_offset=utc_offset,
             listen_port=listen_port, endpoint_url=endpoint_url, xiaozhi_url=xiaozhi_url, device_id=device_id,
             client_id=client_id)
-        _run(board.deploy_plan(port, cfg, mpy=mpy, root=root), dry_run)
+        _run(board.deploy_plan(port, cfg, mpy=mpy, root=root, require_port=_port_ready(port, dry_run)), dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 
@@ -151,7 +163,8 @@ def backup(port: Port, out: Annotated[Path, typer.Option("--out", help="Folder f
            dry_run: DryRun = False) -> None:
     """Read the board's memory partition with esptool and open the archive on the host."""
     try:
-        _run(board.backup_plan(port, flash_size, out, csv=csv, baud=baud), dry_run)
+        plan = board.backup_plan(port, flash_size, out, csv=csv, baud=baud, require_port=_port_ready(port, dry_run))
+        _run(plan, dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 

@@ -36,6 +36,11 @@ class Partition:
     subtype: int
     offset: int
     size: int
+    flags: tuple[str, ...] = ()  # "encrypted", "readonly"
+
+    @classmethod
+    def from_definition(cls, d: PartitionDefinition) -> "Partition":
+        return cls(d.name, d.type, d.subtype, d.offset, d.size, tuple(d.get_flags_list()))
 
     @property
     def end(self) -> int:
@@ -63,6 +68,8 @@ class Layout:
         for p in self.partitions:
             d = PartitionDefinition()
             d.name, d.type, d.subtype, d.offset, d.size = p.name, p.type, p.subtype, p.offset, p.size
+            for flag in p.flags:
+                setattr(d, flag, True)
             table.append(d)
         return table
 
@@ -96,7 +103,7 @@ def load_layout(flash_size: str, csv: Path | None = None) -> Layout:
         table.verify(partition_table_offset=TABLE_OFFSET)
     except InputError as e:
         raise LayoutError(f"{path.name}: {e}") from None
-    parts = tuple(Partition(d.name, d.type, d.subtype, d.offset, d.size) for d in table)
+    parts = tuple(Partition.from_definition(d) for d in table)
     layout = Layout(flash_size, path, parts)
     check_layout(layout, size)
     return layout
@@ -137,7 +144,7 @@ def parse_table(data: bytes) -> list[Partition]:
     md5_at = len(table) * 32
     if data[md5_at : md5_at + 2] != MD5_PARTITION_BEGIN[:2]:
         raise LayoutError(f"partition table has no MD5 entry after its {len(table)} partitions")
-    return [Partition(d.name, d.type, d.subtype, d.offset, d.size) for d in table]
+    return [Partition.from_definition(d) for d in table]
 
 
 def describe(layout: Layout) -> list[tuple[str, str, str, str, str]]:

@@ -204,3 +204,11 @@ def test_backup_dry_run(tmp_path, port, ran):
     assert result.exit_code == 0, result.output
     assert "read-flash 0x800000 0x800000" in result.output
     assert ran == [] and not (tmp_path / "bk").exists()
+
+
+def test_dry_run_with_the_board_unplugged_warns_and_still_shows_the_steps(tmp_path, ran):
+    fw = merged_firmware(tmp_path / "fw.bin")
+    result = invoke("flash", "--port", "/dev/ttyNOPE0", "--firmware", fw, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "warning: serial port /dev/ttyNOPE0 does not exist" in result.output
+    assert "erase-flash" in result.output and ran == []

@@ -116,3 +116,13 @@ def test_moved_factory_is_refused(tmp_path):
 def test_unknown_flash_size():
     with pytest.raises(LayoutError, match="4MB, 8MB, 16MB"):
         load_layout("2MB")
+
+
+def test_flags_of_a_custom_layout_survive_the_binary(tmp_path):
+    csv = tmp_path / "ro.csv"
+    text = (ROOT / "partitions" / "esp32-4MB.csv").read_text()
+    csv.write_text(text.replace("phy_init,", "factory_cfg, data, nvs, 0x9000, 0x3000, readonly\nphy_init,"))
+    layout = load_layout("4MB", csv)
+    back = {p.name: p for p in parse_table(layout.binary())}
+    assert back["factory_cfg"].flags == ("readonly",)
+    assert back["memory"].flags == ()
