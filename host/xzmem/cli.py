@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from xzmem import __version__, board, devconfig, mippackage
@@ -54,14 +55,14 @@ _BOARD_ERRORS = (BoardError, LayoutError, FirmwareError, ImageError, DeviceConfi
 
 
 def _fail(e: Exception) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {e}")
+    console.print(f"[bold red]error:[/] {escape(str(e))}")
     return typer.Exit(1)
 
 
 def _show_step(i: int, total: int, step: Step) -> None:
-    console.print(f"[bold cyan][{i}/{total}][/] {step.title}")
+    console.print(f"[bold cyan]\\[{i}/{total}][/] {escape(step.title)}")
     if step.argv:
-        console.print(f"      $ {step.command()}", style="dim", highlight=False)
+        console.print(f"      $ {escape(step.command())}", style="dim", highlight=False)
 
 
 def _port_ready(port: str, dry_run: bool) -> bool:
@@ -71,13 +72,13 @@ def _port_ready(port: str, dry_run: bool) -> bool:
     try:
         board.check_port(port)
     except BoardError as e:
-        console.print(f"[yellow]warning:[/] {e}; a real run would stop here")
+        console.print(f"[yellow]warning:[/] {escape(str(e))}; a real run would stop here")
     return False
 
 
 def _run(plan: Plan, dry_run: bool) -> None:
-    console.rule(plan.title)
-    run_plan(plan, dry_run=dry_run, show=_show_step, note=lambda m: console.print(f"      {m}", style="green"))
+    console.rule(escape(plan.title))
+    run_plan(plan, dry_run=dry_run, show=_show_step, note=lambda m: console.print(f"      {escape(m)}", style="green"))
     console.print("[yellow]dry run: nothing was run[/]" if dry_run else "[bold green]done[/]")
 
 

@@ -1,6 +1,8 @@
 """The device's /config.json from a TOML [device] table and command-line values."""
 
 import pytest
+from typer.testing import CliRunner
+from xzmem.cli import app
 from xzmem.devconfig import KEYS, DeviceConfigError, config_json, device_config, masked, read_device_table
 
 
@@ -48,3 +50,11 @@ def test_unreadable_toml(tmp_path):
         read_device_table(toml)
     with pytest.raises(DeviceConfigError, match="cannot read config"):
         read_device_table(tmp_path / "none.toml")
+
+
+def test_cli_shows_a_bracketed_error_whole(tmp_path):
+    toml = tmp_path / "c.toml"
+    toml.write_text('[device]\nwifi_sid = "typo"\n')
+    result = CliRunner().invoke(app, ["image", "--firmware", str(tmp_path / "fw.bin"), "--config", str(toml)])
+    assert result.exit_code == 1
+    assert "unknown [device] keys wifi_sid" in result.output
