@@ -121,6 +121,14 @@ class NvStore:
         self._touch()
         return rid
 
+    def save_ids(self):
+        """Persist the id counter now if ids were handed out since (before records leave for the archive)."""
+        if self.next_id - 1 <= self._saved_id:
+            return 0
+        self._nvs.set_i32(_ID_KEY, self.next_id - 1)
+        self._saved_id = self.next_id - 1
+        return 1
+
     def put(self, table, slot, data):
         """Store record bytes in a slot. False (and nothing to write) when the slot already holds them."""
         start = slot * table.size
@@ -162,15 +170,12 @@ class NvStore:
         """
         writes = 0
         failed = 0
-        if self.next_id - 1 > self._saved_id:
-            try:
-                self._nvs.set_i32(_ID_KEY, self.next_id - 1)
-                self._saved_id = self.next_id - 1
-                writes += 1
-            except OSError as e:
-                if e.args[0] != ERR_FULL:
-                    raise
-                failed += 1
+        try:
+            writes += self.save_ids()
+        except OSError as e:
+            if e.args[0] != ERR_FULL:
+                raise
+            failed += 1
         for erasing in (True, False):
             for t in self.tables:
                 block = t.size * t.per_key

@@ -554,6 +554,9 @@ class Store:
                 items.append({"id": ev.id, "type": "event", "learned_at": ev.learned_at, "content": ev.content,
                               "when": ev.when, "event_type": ev.event_type, "priority": ev.priority,
                               "repeat": ev.repeat, "completed": ev.completed})
+        # An id that reached the archive must never be handed out again, even if power fails
+        # before the next flush.
+        self._nv.save_ids()
         self.archiver.append(kind, items)
         for s in slots:
             self._nv.clear(table, s)

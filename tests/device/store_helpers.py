@@ -3,7 +3,6 @@
 import os
 
 import esp32
-
 from memory.store import Event, Store
 
 TMP = "/tmp" if "tmp" in os.listdir("/") else "."

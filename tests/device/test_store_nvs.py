@@ -5,11 +5,10 @@ import struct
 import unittest
 
 import esp32
-from store_helpers import TMP, Clock, FakeArchive, fill_every_type, fresh_nvs, new_store, remove
-
 from memory import records
 from memory.nvstore import blob_entries
 from memory.store import Store
+from store_helpers import TMP, Clock, FakeArchive, fill_every_type, fresh_nvs, new_store, remove
 
 _PATH = TMP + "/store_nvs_test.json"
 _USABLE = 1386

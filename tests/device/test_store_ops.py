@@ -2,10 +2,9 @@
 
 import unittest
 
-from store_helpers import DAY, T0, Clock, FakeArchive, fresh_nvs, new_store
-
 from memory.records import cut
 from memory.store import Event, Store
+from store_helpers import DAY, T0, Clock, FakeArchive, fresh_nvs, new_store
 
 
 def _errmsg(test, func, *args):
