@@ -121,9 +121,9 @@ class NvStore:
         self._touch()
         return rid
 
-    def save_ids(self):
-        """Persist the id counter now if ids were handed out since (before records leave for the archive)."""
-        if self.next_id - 1 <= self._saved_id:
+    def save_ids(self, upto=None):
+        """Persist the id counter if it has not been saved past id `upto` (default: every id handed out)."""
+        if (self.next_id - 1 if upto is None else upto) <= self._saved_id:
             return 0
         self._nvs.set_i32(_ID_KEY, self.next_id - 1)
         self._saved_id = self.next_id - 1

@@ -555,8 +555,8 @@ class Store:
                               "when": ev.when, "event_type": ev.event_type, "priority": ev.priority,
                               "repeat": ev.repeat, "completed": ev.completed})
         # An id that reached the archive must never be handed out again, even if power fails
-        # before the next flush.
-        self._nv.save_ids()
+        # before the next flush (only records added since the last flush can need this write).
+        self._nv.save_ids(max(i["id"] for i in items))
         self.archiver.append(kind, items)
         for s in slots:
             self._nv.clear(table, s)
