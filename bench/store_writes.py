@@ -43,7 +43,7 @@ def conversation(store, clock, flash):
         clock.t += 45
         for kind, fields in turn:
             if kind == "schedule":
-                store.add_event(Event("团队会议 %d" % fields, clock.t + 86400 * fields, "meeting", priority=4))
+                store.add_event(Event(f"团队会议 {fields}", clock.t + 86400 * fields, "meeting", priority=4))
             else:
                 store.write(kind, fields)
     writes_during = flash.writes - writes_before[0]
