@@ -10,12 +10,7 @@ import json
 from micropython import const
 
 from memory import clock, fs
-from memory.records import cut, int_value
-
-ADDED = "ADDED"
-UPDATED = "UPDATED"
-DELETED = "DELETED"
-NOOP = "NOOP"
+from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value
 
 SOURCES = ("user", "assistant", "both", "reflection", "sieve")
 _SOURCE_ALIASES = {"用户输入": "user", "AI输出": "assistant"}

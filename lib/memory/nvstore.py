@@ -60,9 +60,26 @@ class Table:
                 return s
         return -1
 
-    def record(self, slot):
-        """A read-only view of one record's bytes."""
-        return memoryview(self.buf)[slot * self.size : (slot + 1) * self.size]
+    def field(self, slot, start, width):
+        """A view of `width` bytes at `start` in a slot's record (no copy)."""
+        off = slot * self.size + start
+        return memoryview(self.buf)[off : off + width]
+
+    def u32(self, slot, start=0):
+        """The u32 at `start` in a slot's record: 0 is the id, 4 learned_at in most layouts."""
+        return _u32(self.buf, slot * self.size + start)
+
+    def find_id(self, rid):
+        for s in self.slots():
+            if _u32(self.buf, s * self.size) == rid:
+                return s
+        return -1
+
+    def oldest_first(self):
+        """Used slots by learned_at, then id."""
+        order = [(_u32(self.buf, s * self.size + 4), _u32(self.buf, s * self.size), s) for s in self.slots()]
+        order.sort()
+        return [o[2] for o in order]
 
     def entries(self):
         """NVS entries this table costs when every slot is used."""

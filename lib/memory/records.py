@@ -43,6 +43,11 @@ CHAT_SIZE = const(96)
 AFFECTION_FMT = "<iIIB16s"
 AFFECTION_SIZE = const(29)
 
+ADDED = "ADDED"
+UPDATED = "UPDATED"
+DELETED = "DELETED"
+NOOP = "NOOP"
+
 LIKE = const(1)
 DISLIKE = const(2)
 _REMINDED = const(1)
@@ -73,6 +78,14 @@ def decode(raw):
     """A fixed-width text field back to str (it is NUL-padded)."""
     end = raw.find(b"\0")
     return bytes(raw if end < 0 else raw[:end]).decode()
+
+
+def same(raw, data):
+    """Whether a NUL-padded field `raw` holds exactly the bytes `data`."""
+    n = len(data)
+    if n > len(raw) or raw[:n] != data:
+        return False
+    return n == len(raw) or raw[n] == 0
 
 
 def text_field(fields, name, limit, truncated, required=True):
