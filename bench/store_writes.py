@@ -3,7 +3,8 @@
 Prints one JSON object. The conversation writes a name, 3 likes, 2 family members, 4 facts,
 1 moment and 2 schedules over 10 turns (targets: at most 4 KB written, one flush), first on an
 empty store, then again on a store already holding every type at capacity (so facts and moments
-hand their oldest to the archive). The simulated NVS counts entries as ESP-IDF lays them out.
+hand their oldest to the archive). A third run also keeps the 20 chat messages of those turns in
+the chat ring. The simulated NVS counts entries as ESP-IDF lays them out.
 """
 
 import json
@@ -36,11 +37,14 @@ _TURNS = [
 ]
 
 
-def conversation(store, clock, flash):
+def conversation(store, clock, flash, chat=False):
     writes_before = (flash.writes, flash.entries_written, flash.bytes_written)
     flushes = 0
     for turn in _TURNS:
         clock.t += 45
+        if chat:
+            store.write("chat", {"role": "user", "content": f"第{clock.t}秒：主人说了一句话"})
+            store.write("chat", {"role": "assistant", "content": "好的，我记住啦"})
         for kind, fields in turn:
             if kind == "schedule":
                 store.add_event(Event(f"团队会议 {fields}", clock.t + 86400 * fields, "meeting", priority=4))
@@ -65,6 +69,9 @@ def main():
     flash = esp32.configure_nvs(reserve=_RESERVE)
     clock = Clock(T0)
     empty = conversation(Store(archiver=FakeArchive(), now=clock), clock, flash)
+    flash = esp32.configure_nvs(reserve=_RESERVE)
+    clock = Clock(T0)
+    with_chat = conversation(Store(archiver=FakeArchive(), now=clock), clock, flash, chat=True)
 
     flash = esp32.configure_nvs(reserve=_RESERVE)
     archive = FakeArchive()
@@ -94,6 +101,7 @@ def main():
     full = conversation(store, clock, flash)
     full["archived"] = archive.calls
     print(json.dumps({"conversation_on_empty_store": empty, "conversation_on_full_store": full,
+                      "conversation_with_20_chat_messages": with_chat,
                       "budget": budget}, indent=2, ensure_ascii=False))
 
 

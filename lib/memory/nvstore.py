@@ -13,6 +13,7 @@ ERR_FULL = const(-4357)
 ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
 _ENTRY = const(32)
+_MAX_NAME = const(15)  # NVS namespaces and keys
 
 
 def blob_entries(size):
@@ -90,6 +91,8 @@ class NvStore:
     """The tables of one NVS namespace, their RAM images and what is waiting to be written."""
 
     def __init__(self, namespace, tables, now):
+        if not isinstance(namespace, str) or not 1 <= len(namespace) <= _MAX_NAME:
+            raise ValueError("NVS namespace must be 1-%d characters, got %r" % (_MAX_NAME, namespace))
         self._nvs = esp32.NVS(namespace)
         self._now = now
         self.tables = tables

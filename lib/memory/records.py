@@ -100,6 +100,8 @@ def text_field(fields, name, limit, truncated, required=True):
     value = value.strip()
     if required and not value:
         raise ValueError("%s must not be empty" % name)
+    if "\0" in value:
+        raise ValueError("%s must not contain NUL characters, got %r" % (name, value))
     data, was_cut = cut(value, limit)
     if was_cut:
         truncated.append(name)

@@ -288,6 +288,8 @@ class BadInput(unittest.TestCase):
         self.assertIn("content must not be empty", _errmsg(self, self.s.write, "like", {"content": "  "}))
         self.assertIn("fields must be an object", _errmsg(self, self.s.write, "fact", ["x"]))
         self.assertIn("importance must be 1-5", _errmsg(self, self.s.write, "moment", {"content": "x", "importance": 0}))
+        self.assertIn("must not contain NUL", _errmsg(self, self.s.write, "fact", {"content": "a\0b"}))
+        self.assertIn("namespace must be 1-15 characters", _errmsg(self, Store, "n" * 16))
         self.assertEqual(self.s.pending(), 0)
 
     def test_cut_never_splits_a_character(self):
