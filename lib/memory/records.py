@@ -167,6 +167,11 @@ def emotion_code(value):
     return int_value("emotion", value, 0, len(EMOTIONS) - 1)
 
 
+def _flag(name, value):
+    """0/1 or a bool."""
+    return int_value(name, int(value) if isinstance(value, bool) else value, 0, 1)
+
+
 class Event:
     """One event or schedule. `when` and the other times are Unix seconds (UTC).
 
@@ -209,8 +214,8 @@ class Event:
         repeat = int_value("repeat", self.repeat, 0, 3)
         anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
         priority = int_value("priority", self.priority, 1, 5)
-        flags = (_REMINDED if int_value("reminded", self.reminded, 0, 1) else 0) | (
-            _COMPLETED if int_value("completed", self.completed, 0, 1) else 0)
+        flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
+            _COMPLETED if _flag("completed", self.completed) else 0)
         buf = bytearray(EVENT_SIZE)
         struct.pack_into(EVENT_FMT, buf, 0, self.id, self.learned_at, when, completed_at, content,
                          event_type, repeat, anchor, priority, flags)

@@ -216,8 +216,9 @@ class Events(unittest.TestCase):
         self.assertEqual(self.s.add_event(ev), "ADDED")
         self.assertTrue(ev.id > 0)
         self.assertEqual(ev.learned_at, T0)
-        ev.reminded = 1
+        ev.reminded = True
         self.assertEqual(self.s.update_event(ev), "UPDATED")
+        ev.reminded = 1
         self.assertEqual(self.s.update_event(ev), "NOOP")
         self.s.flush()
         got = Store(now=Clock()).events()[0]
