@@ -1,0 +1,160 @@
+# Keyed memories pushed by the host (seeds 000, 001): one JSON file per `mem_xxx` key on LittleFS.
+#
+# 64+ records of ~250 bytes do not fit the NVS budget, so they live on the `memory` partition.
+# A put writes "<key>.tmp", then renames it over "<key>.json": LittleFS renames atomically, so a
+# power cut leaves the old record or the new one, never half of either. Stray .tmp files from a
+# cut are removed when the store opens.
+
+import json
+
+from micropython import const
+
+from memory import clock, fs
+from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value
+
+SOURCES = ("user", "assistant", "both", "reflection", "sieve")
+_SOURCE_ALIASES = {"用户输入": "user", "AI输出": "assistant"}
+_KEY_MAX = const(12)  # characters after "mem_"
+_CATEGORY_BYTES = const(24)
+_PAYLOAD_BYTES = const(200)
+_TAGS_MAX = const(4)
+_TAG_BYTES = const(16)
+_U32_MAX = const(0xFFFFFFFF)
+_KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def check_key(key):
+    """`mem_` followed by 1-12 of [a-z0-9_]."""
+    if not isinstance(key, str):
+        raise ValueError("key must be a string, got %s %r" % (type(key).__name__, key))
+    if not key.startswith("mem_") or not 1 <= len(key) - 4 <= _KEY_MAX:
+        raise ValueError("key must be mem_ plus 1-%d characters, got %r" % (_KEY_MAX, key))
+    for ch in key[4:]:
+        if ch not in _KEY_CHARS:
+            raise ValueError("key may only use a-z, 0-9 and _ after mem_, got %r" % key)
+    return key
+
+
+class KeyedStore:
+    """Keyed memories in `directory` (e.g. /data/keyed), at most `capacity` of them."""
+
+    def __init__(self, directory, capacity=128, now=None):
+        self.dir = directory.rstrip("/")
+        self.capacity = capacity
+        self._now = now or clock.now
+        fs.makedirs(self.dir)
+        for name in fs.listdir(self.dir):
+            if name.endswith(".tmp"):
+                fs.remove(self._path(name[:-4], ".tmp"))
+
+    def _path(self, key, ext=".json"):
+        return "%s/%s%s" % (self.dir, key, ext)
+
+    def keys(self):
+        return sorted(n[:-5] for n in fs.listdir(self.dir) if n.endswith(".json"))
+
+    def count(self):
+        return len(self.keys())
+
+    def get(self, key):
+        """The record as a dict, or None."""
+        check_key(key)
+        try:
+            with fs.open(self._path(key)) as f:
+                return json.load(f)
+        except OSError:
+            return None
+
+    def list(self, category=None, limit=None):
+        """Records in key order, optionally of one category, at most `limit`."""
+        out = []
+        for key in self.keys():
+            if limit is not None and len(out) >= limit:
+                break
+            rec = self.get(key)
+            if rec is not None and (category is None or rec.get("category") == category):
+                out.append(rec)
+        return out
+
+    def put(self, fields):
+        """Add or replace the record fields["key"]; {"result": ADDED|UPDATED|NOOP, "truncated": [...]}.
+
+        The host owns every field; ones it leaves out get seed 000's defaults: a new record starts
+        with trigger_count 1 and all three times now, a replaced one keeps created_at and counts
+        one more trigger.
+        """
+        if not isinstance(fields, dict):
+            raise ValueError("fields must be an object, got %s" % type(fields).__name__)
+        key = check_key(fields.get("key"))
+        old = self.get(key)
+        if old is None and self.count() >= self.capacity:
+            raise ValueError("keyed memories are full (%d stored); delete one first" % self.capacity)
+        truncated = []
+        now = self._now()
+        rec = {"key": key}
+        rec["category"] = _text(fields, "category", _CATEGORY_BYTES, truncated)
+        rec["payload"] = _text(fields, "payload", _PAYLOAD_BYTES, truncated)
+        rec["importance"] = int_value("importance", fields.get("importance"), 1, 10)
+        rec["source"] = _source(fields.get("source"))
+        rec["tags"] = _tags(fields.get("tags"), truncated)
+        if old is None:
+            defaults = {"trigger_count": 1, "created_at": now, "updated_at": now, "last_triggered": now}
+        else:
+            defaults = {"trigger_count": old.get("trigger_count", 0) + 1, "created_at": old.get("created_at", now),
+                        "updated_at": now, "last_triggered": now}
+        for name in ("trigger_count", "created_at", "updated_at", "last_triggered"):
+            value = fields.get(name)
+            rec[name] = defaults[name] if value is None else int_value(name, value, 0, _U32_MAX)
+        if old == rec:
+            return {"result": NOOP}
+        tmp = self._path(key, ".tmp")
+        with fs.open(tmp, "w") as f:
+            json.dump(rec, f)
+        fs.rename(tmp, self._path(key))
+        out = {"result": ADDED if old is None else UPDATED}
+        if truncated:
+            out["truncated"] = truncated
+        return out
+
+    def delete(self, key):
+        check_key(key)
+        try:
+            fs.remove(self._path(key))
+        except OSError:
+            return {"result": NOOP}
+        return {"result": DELETED}
+
+
+def _text(fields, name, limit, truncated):
+    value = fields.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("%s must be a non-empty string, got %r" % (name, value))
+    data, was_cut = cut(value.strip(), limit)
+    if was_cut:
+        truncated.append(name)
+    return data.decode()
+
+
+def _source(value):
+    value = _SOURCE_ALIASES.get(value, value)
+    if value not in SOURCES:
+        raise ValueError("source must be one of %s, got %r" % (", ".join(SOURCES), value))
+    return value
+
+
+def _tags(value, truncated):
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("tags must be a list of strings, got %s" % type(value).__name__)
+    if len(value) > _TAGS_MAX:
+        raise ValueError("tags may hold at most %d, got %d" % (_TAGS_MAX, len(value)))
+    out = []
+    for tag in value:
+        if not isinstance(tag, str):
+            raise ValueError("tags must be strings, got %r" % (tag,))
+        data, was_cut = cut(tag.strip(), _TAG_BYTES)
+        if was_cut and "tags" not in truncated:
+            truncated.append("tags")
+        out.append(data.decode())
+    return out

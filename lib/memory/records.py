@@ -1,0 +1,230 @@
+# Fixed-size record layouts of the hot store, field validation, and UTF-8 text cut to a field's width.
+#
+# Every layout is little-endian without padding. docs/storage.md lists each one byte by byte;
+# tests check that the sizes below match struct.calcsize of the formats.
+
+import struct
+
+from micropython import const
+
+from memory import clock
+
+# Profile: learned-at times of name, age, gender, location, birthday; then those five fields: name,
+# age (255 = unset), gender (0 unset, 1 male, 2 female, 3 other), location, birthday (YYYY-MM-DD or MM-DD).
+PROFILE_FMT = "<5I32sBB32s10s"
+PROFILE_SIZE = const(96)
+# Family member: id, learned_at, closeness 1-5, relation, name.
+FAMILY_FMT = "<IIB23s32s"
+FAMILY_SIZE = const(64)
+# Like or dislike: id, learned_at, kind (1 like, 2 dislike), item.
+PREF_FMT = "<IIB31s"
+PREF_SIZE = const(40)
+# Event: id, learned_at, when, completed_at, content, event_type, repeat, anchor_day, priority,
+# flags (bit 0 reminded, bit 1 completed).
+EVENT_FMT = "<4I64s12s4B"
+EVENT_SIZE = const(96)
+# Fact: id, learned_at, content.
+FACT_FMT = "<II120s"
+FACT_SIZE = const(128)
+# Trait and habit: id, learned_at, content.
+SHORT_FMT = "<II56s"
+SHORT_SIZE = const(64)
+# Special moment: id, learned_at, emotion type, emotion intensity 1-5, importance 1-5, a spare
+# byte, topic, content.
+MOMENT_FMT = "<II4B24s124s"
+MOMENT_SIZE = const(160)
+# Personal goal: id, learned_at, content.
+GOAL_FMT = "<II88s"
+GOAL_SIZE = const(96)
+# Chat message: sequence number, time, role (1 user, 2 assistant), text.
+CHAT_FMT = "<IIB87s"
+CHAT_SIZE = const(96)
+# Affection: total_coins_spent, interactions, last_interaction, soul_state_code, mood.
+AFFECTION_FMT = "<iIIB16s"
+AFFECTION_SIZE = const(29)
+
+ADDED = "ADDED"
+UPDATED = "UPDATED"
+DELETED = "DELETED"
+NOOP = "NOOP"
+
+LIKE = const(1)
+DISLIKE = const(2)
+_REMINDED = const(1)
+_COMPLETED = const(2)
+_U32_MAX = const(0xFFFFFFFF)
+
+GENDERS = ("male", "female", "other")
+_GENDER_ALIASES = {"男": "male", "女": "female", "其他": "other", "m": "male", "f": "female"}
+EMOTIONS = ("neutral", "happy", "sad", "excited", "worried", "touched")
+ROLES = ("user", "assistant")
+
+
+def cut(text, limit):
+    """(UTF-8 bytes of `text` at most `limit` long, whether it was cut).
+
+    The cut goes back to the start of the character it would split, so the bytes always decode.
+    """
+    data = text.encode()
+    if len(data) <= limit:
+        return data, False
+    end = limit
+    while end > 0 and data[end] & 0xC0 == 0x80:
+        end -= 1
+    return data[:end], True
+
+
+def decode(raw):
+    """A fixed-width text field back to str (it is NUL-padded)."""
+    end = raw.find(b"\0")
+    return bytes(raw if end < 0 else raw[:end]).decode()
+
+
+def same(raw, data):
+    """Whether a NUL-padded field `raw` holds exactly the bytes `data`."""
+    n = len(data)
+    if n > len(raw) or raw[:n] != data:
+        return False
+    return n == len(raw) or raw[n] == 0
+
+
+def text_field(fields, name, limit, truncated, required=True):
+    """Field `name` of `fields` as UTF-8 bytes cut to `limit`; appends `name` to `truncated` if cut."""
+    value = fields.get(name)
+    if value is None:
+        if required:
+            raise ValueError("%s is required" % name)
+        return b""
+    if not isinstance(value, str):
+        raise ValueError("%s must be a string, got %s %r" % (name, type(value).__name__, value))
+    value = value.strip()
+    if required and not value:
+        raise ValueError("%s must not be empty" % name)
+    if "\0" in value:
+        raise ValueError("%s must not contain NUL characters, got %r" % (name, value))
+    data, was_cut = cut(value, limit)
+    if was_cut:
+        truncated.append(name)
+    return data
+
+
+def int_value(name, value, lo, hi):
+    """`value` as an int within lo..hi; digit strings are accepted (models often quote numbers)."""
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text[:1] == "-" else text
+        if not digits or not digits.isdigit():
+            raise ValueError("%s must be an integer, got %r" % (name, value))
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("%s must be an integer, got %s %r" % (name, type(value).__name__, value))
+    if not lo <= value <= hi:
+        raise ValueError("%s must be %d-%d, got %d" % (name, lo, hi, value))
+    return value
+
+
+def int_field(fields, name, lo, hi, default=None):
+    value = fields.get(name)
+    if value is None:
+        if default is None:
+            raise ValueError("%s is required" % name)
+        return default
+    return int_value(name, value, lo, hi)
+
+
+def gender_code(value):
+    """1 male, 2 female, 3 other; accepts the English names and the Chinese words."""
+    if not isinstance(value, str):
+        raise ValueError("gender must be a string, got %r" % (value,))
+    name = _GENDER_ALIASES.get(value.strip(), value.strip().lower())
+    if name not in GENDERS:
+        raise ValueError("gender must be one of male, female, other, got %r" % value)
+    return GENDERS.index(name) + 1
+
+
+def check_birthday(value):
+    """'YYYY-MM-DD' or 'MM-DD', a real calendar day (Feb 29 allowed without a year)."""
+    if not isinstance(value, str):
+        raise ValueError("birthday must be a string, got %r" % (value,))
+    value = value.strip()
+    if len(value) == 10:
+        clock.parse_date(value, "birthday")
+        return value
+    if len(value) == 5 and value[2] == "-" and value[:2].isdigit() and value[3:].isdigit():
+        m, d = int(value[:2]), int(value[3:])
+        if 1 <= m <= 12 and 1 <= d <= clock.days_in_month(2000, m):
+            return value
+    raise ValueError("birthday must be YYYY-MM-DD or MM-DD, got %r" % value)
+
+
+def emotion_code(value):
+    """An emotion name (neutral, happy, sad, excited, worried, touched) or its number 0-5."""
+    if isinstance(value, str) and not value.strip().isdigit():
+        name = value.strip().lower()
+        if name not in EMOTIONS:
+            raise ValueError("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value))
+        return EMOTIONS.index(name)
+    return int_value("emotion", value, 0, len(EMOTIONS) - 1)
+
+
+def _flag(name, value):
+    """0/1 or a bool."""
+    return int_value(name, int(value) if isinstance(value, bool) else value, 0, 1)
+
+
+class Event:
+    """One event or schedule. `when` and the other times are Unix seconds (UTC).
+
+    repeat: 0 none, 1 daily, 2 weekly, 3 monthly; anchor_day: the day of month a monthly repeat
+    keeps (1-31, 0 = none); priority 1-5; reminded and completed are 0 or 1.
+    """
+
+    def __init__(self, content="", when=0, event_type="schedule", repeat=0, anchor_day=0, priority=3,
+                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0):
+        self.id = id
+        self.learned_at = learned_at
+        self.when = when
+        self.content = content
+        self.event_type = event_type
+        self.repeat = repeat
+        self.anchor_day = anchor_day
+        self.priority = priority
+        self.reminded = reminded
+        self.completed = completed
+        self.completed_at = completed_at
+
+    def __repr__(self):
+        return "Event(id=%d, when=%d, content=%r, repeat=%d, priority=%d, reminded=%d, completed=%d)" % (
+            self.id, self.when, self.content, self.repeat, self.priority, self.reminded, self.completed)
+
+    def to_dict(self):
+        return {
+            "id": self.id, "learned_at": self.learned_at, "when": self.when, "content": self.content,
+            "event_type": self.event_type, "repeat": self.repeat, "anchor_day": self.anchor_day,
+            "priority": self.priority, "reminded": self.reminded, "completed": self.completed,
+            "completed_at": self.completed_at,
+        }
+
+    def pack(self, truncated):
+        """The 96-byte record; checks every field. Text cut to its width is named in `truncated`."""
+        content = text_field({"content": self.content}, "content", 64, truncated)
+        event_type = text_field({"event_type": self.event_type or ""}, "event_type", 12, truncated, False)
+        when = int_value("when", self.when, 0, _U32_MAX)
+        completed_at = int_value("completed_at", self.completed_at or 0, 0, _U32_MAX)
+        repeat = int_value("repeat", self.repeat, 0, 3)
+        anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
+        priority = int_value("priority", self.priority, 1, 5)
+        flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
+            _COMPLETED if _flag("completed", self.completed) else 0)
+        buf = bytearray(EVENT_SIZE)
+        struct.pack_into(EVENT_FMT, buf, 0, self.id, self.learned_at, when, completed_at, content,
+                         event_type, repeat, anchor, priority, flags)
+        return buf
+
+    @staticmethod
+    def unpack(buf, offset=0):
+        i, learned, when, done_at, content, etype, repeat, anchor, prio, flags = struct.unpack_from(
+            EVENT_FMT, buf, offset)
+        return Event(decode(content), when, decode(etype), repeat, anchor, prio, flags & _REMINDED,
+                     (flags & _COMPLETED) >> 1, done_at, i, learned)
+

@@ -1,0 +1,359 @@
+# The hot store: seed 003's typed memories in NVS, each change answering ADDED / UPDATED / DELETED / NOOP.
+#
+# Writes land in a RAM image and are flushed together: at the end of a conversation, by
+# tick()/autoflush() at most 60 s after the first unsaved change, or by flush(). Facts and moments
+# over capacity go to the archive hook first and leave NVS only once it has taken them.
+
+import struct
+
+from micropython import const
+
+from memory import clock
+from memory.notes import Chat, Moments, Notes
+from memory.nvstore import NvStore, Table
+from memory.person import PROFILE_FIELDS, Affection, Family, Preferences, Profile
+from memory.records import (
+    ADDED,
+    DELETED,
+    DISLIKE,
+    EVENT_SIZE,
+    FACT_SIZE,
+    GOAL_SIZE,
+    LIKE,
+    NOOP,
+    SHORT_SIZE,
+    UPDATED,
+    Event,
+    int_value,
+)
+
+TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
+READ_TYPES = TYPES + ("profile", "schedule", "affection")
+REPEATS = ("none", "daily", "weekly", "monthly")
+
+_FACT_ARCHIVE = const(5)  # facts at capacity hand over their oldest 5
+_MOMENT_ARCHIVE = const(3)  # moments at capacity hand over their oldest 3
+_DAY = const(86400)
+
+__all__ = ("Store", "Event", "ADDED", "UPDATED", "DELETED", "NOOP", "TYPES", "READ_TYPES")
+
+
+class Store:
+    """Typed hot memory over one NVS namespace.
+
+    archiver: optional object with append(kind, items) (lib/memory/archive.py); now: optional
+    callable giving Unix seconds (tests); keyed: optional keyed-memory store (memory.keyed).
+    """
+
+    def __init__(self, namespace="xzmem", archiver=None, now=None, keyed=None, flush_within=60):
+        self._now = now or clock.now
+        self.archiver = archiver
+        self.keyed = keyed
+        self.flush_within = flush_within
+        tables = []
+        self._nv = NvStore(namespace, tables, self._now)
+        nv, now = self._nv, self._now
+        self._profile = Profile(nv, now)
+        self._prefs = Preferences(nv, now)
+        self._family = Family(nv, now)
+        self._notes = {
+            "fact": Notes(nv, now, "fact", "fa", FACT_SIZE, 20, self._archive_oldest, _FACT_ARCHIVE),
+            "trait": Notes(nv, now, "trait", "tr", SHORT_SIZE, 10),
+            "habit": Notes(nv, now, "habit", "hb", SHORT_SIZE, 10),
+            "goal": Notes(nv, now, "goal", "go", GOAL_SIZE, 5),
+        }
+        self._moments = Moments(nv, now, self._archive_oldest, _MOMENT_ARCHIVE)
+        self._chat = Chat(nv, now)
+        self._affection = Affection(nv)
+        self._events = Table("schedule", "ev", EVENT_SIZE, 16)
+        for part in (self._profile, self._family, self._prefs, self._notes["fact"], self._notes["trait"],
+                     self._notes["habit"], self._moments, self._notes["goal"], self._chat, self._affection):
+            tables.append(part.table)
+        tables.append(self._events)
+        nv.load()
+        self._chat.loaded()
+
+    # ---- dict in, dict out (the `memory` tool and `memory_sync` ops) ----
+
+    def write(self, kind, fields=None):
+        """Write one memory of type `kind`; {"result": ADDED|UPDATED|NOOP, "truncated": [fields cut]}."""
+        fields = _fields(fields)
+        truncated = []
+        if kind in PROFILE_FIELDS:
+            out = self._profile.write(kind, fields, truncated)
+        elif kind == "like" or kind == "dislike":
+            out = self._prefs.write(kind, fields, truncated)
+        elif kind == "family":
+            out = self._family.write(fields, truncated)
+        elif kind in self._notes:
+            out = self._notes[kind].write(fields, truncated)
+        elif kind == "moment":
+            out = self._moments.write(fields, truncated)
+        elif kind == "chat":
+            out = self._chat.write(fields, truncated)
+        else:
+            raise ValueError(_unknown(kind, TYPES))
+        if truncated:
+            out["truncated"] = truncated
+        return out
+
+    def delete(self, kind, fields=None):
+        """Delete memories of type `kind` named by `fields`; {"result": DELETED|NOOP}.
+
+        Profile fields need nothing; likes by content; family by name (and relation); facts,
+        traits, habits, goals and moments by id, exact content or a fragment of exactly one;
+        chat clears the whole ring.
+        """
+        fields = _fields(fields)
+        if kind in PROFILE_FIELDS:
+            return self._profile.set(kind, None)
+        if kind == "like" or kind == "dislike":
+            return self._prefs.delete(kind, fields)
+        if kind == "family":
+            return self._family.delete(fields)
+        if kind in self._notes:
+            return self._notes[kind].delete(fields)
+        if kind == "moment":
+            return self._moments.delete(fields)
+        if kind == "chat":
+            return self._chat.clear()
+        raise ValueError(_unknown(kind, TYPES))
+
+    def read(self, kind):
+        """Every stored record of type `kind` as a list of dicts, oldest first."""
+        if kind in PROFILE_FIELDS:
+            p = self._profile.as_dict(True)
+            if kind not in p:
+                return []
+            return [{"content": p[kind], "learned_at": p[kind + "_learned_at"]}]
+        if kind == "profile":
+            p = self._profile.as_dict(True)
+            return [p] if p else []
+        if kind == "like" or kind == "dislike":
+            return self._prefs.read(kind)
+        if kind == "family":
+            return self._family.read()
+        if kind in self._notes:
+            return self._notes[kind].read()
+        if kind == "moment":
+            return self._moments.read()
+        if kind == "chat":
+            return self._chat.read()
+        if kind == "schedule":
+            return [ev.to_dict() for ev in self.events()]
+        if kind == "affection":
+            return [self.affection()]
+        raise ValueError(_unknown(kind, READ_TYPES))
+
+    def overview(self):
+        """Everything a conversation opens with, compact: what `memory(action="read")` answers."""
+        return {
+            "profile": self._profile.as_dict(False),
+            "preferences": {"likes": [x["content"] for x in self.read("like")],
+                            "dislikes": [x["content"] for x in self.read("dislike")]},
+            "family": [{"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
+                       for x in self.read("family")],
+            "facts": [x["content"] for x in self.read("fact")],
+            "traits": [x["content"] for x in self.read("trait")],
+            "habits": [x["content"] for x in self.read("habit")],
+            "goals": [x["content"] for x in self.read("goal")],
+            "moments": [{"topic": x["topic"], "content": x["content"], "emotion": x["emotion"],
+                         "importance": x["importance"]} for x in self.read("moment")],
+            "schedules": [_schedule(ev) for ev in self.events()],
+            "chat_messages": self._chat.table.count(),
+            "affection": self.affection(),
+        }
+
+    # ---- affection stats (stages are affinity.py's) ----
+
+    def affection(self):
+        return self._affection.get()
+
+    def set_affection(self, fields):
+        """Set any of total_coins_spent, mood, soul_state_code (0-15 or "0110"), interactions, last_interaction."""
+        return self._affection.set(_fields(fields))
+
+    def add_coins(self, amount):
+        amount = int_value("amount", amount, -0x7FFFFFFF, 0x7FFFFFFF)
+        total = self.affection()["total_coins_spent"] + amount
+        return self.set_affection({"total_coins_spent": total if total > 0 else 0})
+
+    # ---- events (schedule.py builds schedules on these) ----
+
+    def events(self):
+        """Every stored Event, soonest first."""
+        evs = [Event.unpack(self._events.buf, s * EVENT_SIZE) for s in self._events.slots()]
+        evs.sort(key=lambda e: (e.when, e.id))
+        return evs
+
+    def add_event(self, ev):
+        """Store a new event: assigns ev.id and ev.learned_at, cuts ev.content to what was stored."""
+        t = self._events
+        slot = t.free_slot()
+        if slot < 0:
+            raise ValueError("schedule capacity is %d events and all are in use; delete or complete one first"
+                             % t.cap)
+        data = ev.pack([])
+        ev.id = self._nv.new_id()
+        ev.learned_at = ev.learned_at or self._now()
+        struct.pack_into("<II", data, 0, ev.id, ev.learned_at)
+        ev.content = Event.unpack(data).content
+        self._nv.put(t, slot, data)
+        return ADDED
+
+    def update_event(self, ev):
+        """Replace the stored event with ev.id: one record, one key, so one atomic NVS write."""
+        slot = self._events.find_id(ev.id)
+        if slot < 0:
+            raise ValueError("no event with id %r" % (ev.id,))
+        if not ev.learned_at:
+            ev.learned_at = self._events.u32(slot, 4)
+        return UPDATED if self._nv.put(self._events, slot, ev.pack([])) else NOOP
+
+    def delete_event(self, ev):
+        """Delete an event given as an Event or its id."""
+        slot = self._events.find_id(ev if isinstance(ev, int) else ev.id)
+        if slot < 0:
+            return NOOP
+        self._nv.clear(self._events, slot)
+        return DELETED
+
+    # ---- archive rules ----
+
+    def _archive_oldest(self, kind, table, n):
+        try:
+            return self._archive(kind, table, table.oldest_first()[:n])
+        except (OSError, ValueError) as e:
+            raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
+                          % (kind, table.cap, n, e))
+
+    def _archive(self, kind, table, slots):
+        """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never lose."""
+        if self.archiver is None:
+            raise OSError("no archive is configured")
+        if kind == "event":
+            items = [_event_item(Event.unpack(table.buf, s * EVENT_SIZE)) for s in slots]
+        else:
+            part = self._moments if kind == "moment" else self._notes[kind]
+            items = [part.archive_item(s) for s in slots]
+        # An id that reached the archive must never be handed out again, even if power fails
+        # before the next flush (only records added since the last flush can need this write).
+        self._nv.save_ids(max(i["id"] for i in items))
+        self.archiver.append(kind, items)
+        for s in slots:
+            self._nv.clear(table, s)
+        return len(slots)
+
+    def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY):
+        """Archive facts and moments learned over `max_age_days` ago and one-off events that ended more
+        than `event_grace` seconds ago, then flush. Returns counts per kind (and "errors" if any)."""
+        now = self._now() if now is None else now
+        out = {"fact": 0, "moment": 0, "event": 0}
+        if not clock.is_set(now):
+            out["skipped"] = "clock is not set"
+            return out
+        cutoff = now - max_age_days * _DAY
+        for kind, t in (("fact", self._notes["fact"].table), ("moment", self._moments.table),
+                        ("event", self._events)):
+            slots = []
+            for s in t.oldest_first():
+                if kind == "event":
+                    ev = Event.unpack(t.buf, s * EVENT_SIZE)
+                    if ev.repeat == 0 and ev.when + event_grace < now:
+                        slots.append(s)
+                elif t.u32(s, 4) < cutoff:
+                    slots.append(s)
+            if not slots:
+                continue
+            try:
+                out[kind] = self._archive(kind, t, slots)
+            except (OSError, ValueError) as e:
+                out.setdefault("errors", []).append("%s: %s" % (kind, e))
+        self.flush()
+        return out
+
+    # ---- batching ----
+
+    def flush(self):
+        """Write every pending change to NVS; returns the number of NVS writes."""
+        return self._nv.flush()
+
+    def pending(self):
+        """NVS writes waiting for the next flush."""
+        return self._nv.pending()
+
+    def tick(self, now=None, slack=0):
+        """Flush if the oldest unsaved change is `flush_within` seconds old (less `slack`). Returns writes."""
+        since = self._nv.dirty_since
+        if since is None:
+            return 0
+        if (self._now() if now is None else now) - since + slack >= self.flush_within:
+            return self.flush()
+        return 0
+
+    async def autoflush(self, every=5):
+        """Run forever: check every `every` seconds so no change waits longer than `flush_within`."""
+        import asyncio
+
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.tick(slack=every)
+            except OSError as e:
+                print("memory: flush failed, changes kept in RAM:", e)
+
+    def end_conversation(self):
+        """Count the interaction and flush the conversation's writes together. Returns NVS writes."""
+        a = self.affection()
+        self.set_affection({"interactions": a["interactions"] + 1, "last_interaction": self._now()})
+        return self.flush()
+
+    def stats(self):
+        records = {}
+        for t in self._nv.tables:
+            if t is not self._prefs.table:
+                records[t.name] = t.count()
+        records["like"] = self._prefs.count(LIKE)
+        records["dislike"] = self._prefs.count(DISLIKE)
+        out = {
+            "records": records,
+            "pending": self.pending(),
+            "entries": {"used": self._nv.entries_now(), "all_full": self._nv.entries()},
+            "corrupt_keys": self._nv.corrupt,
+        }
+        flash = _nvs_flash()
+        if flash is not None:
+            out["nvs"] = {"used": flash.entries_used(), "free": flash.entries_free(), "usable": flash.usable_entries}
+        if self.keyed is not None:
+            out["keyed"] = self.keyed.count()
+        return out
+
+
+def _event_item(ev):
+    return {"id": ev.id, "type": "event", "learned_at": ev.learned_at, "content": ev.content, "when": ev.when,
+            "event_type": ev.event_type, "priority": ev.priority, "repeat": ev.repeat, "completed": ev.completed}
+
+
+def _fields(fields):
+    if fields is None:
+        return {}
+    if not isinstance(fields, dict):
+        raise ValueError("fields must be an object, got %s" % type(fields).__name__)
+    return fields
+
+
+def _unknown(kind, known):
+    return "unknown memory type %r; known types: %s" % (kind, ", ".join(known))
+
+
+def _schedule(ev):
+    return {"id": ev.id, "content": ev.content, "datetime": clock.format_local(ev.when),
+            "repeat": REPEATS[ev.repeat], "priority": ev.priority, "reminded": ev.reminded,
+            "completed": ev.completed}
+
+
+def _nvs_flash():
+    """The simulator's partition accounting; the real esp32 module cannot report it."""
+    import esp32
+
+    return esp32.nvs_flash() if hasattr(esp32, "nvs_flash") else None
