@@ -4,7 +4,7 @@ It serves `memory` and `memory_sync` as docs/sync.md describes them, small but h
 host relies on it: the token guard (HTTP 401), `withUserTools` listing, batch_id dedup over the
 last 32 batches, export paging. `DeviceState` outlives a server, so a test can stop the "device"
 and start it again with its memory intact. Faults: drop the connection before or after applying
-the next batch, or hang there.
+a chosen batch, hang there, or refuse it.
 """
 
 import contextvars
@@ -19,13 +19,10 @@ import anyio
 import mcp.types as types
 import uvicorn
 from mcp.server.lowlevel import Server
+from mcp.server.websocket import websocket_server
 from mcp.shared.message import SessionMessage
 from starlette.responses import PlainTextResponse
 from starlette.websockets import WebSocket
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from mcp.server.websocket import websocket_server
 
 _connection = contextvars.ContextVar("fake_device_connection")
 logging.getLogger("mcp.server.lowlevel.server").setLevel(logging.ERROR)
@@ -42,7 +39,9 @@ class DeviceState:
         self.applied = []  # batch ids in the order they were applied (each once)
         self.recent = []  # the last 32 (batch_id, answer)
         self.apply_calls = 0
-        self.fault = None  # "drop_before_apply" | "drop_after_apply" | "hang_after_apply"
+        # apply call number (1-based) -> "drop_before_apply" | "drop_after_apply" | "hang_after_apply"
+        # | "tool_error"
+        self.faults = {}
         self.profile = {}
         self.coins = 0
 
@@ -145,7 +144,9 @@ async def _apply(state, batch_id, ops, records=False):
     for seen, answer in state.recent:
         if seen == batch_id:
             return dict(answer, replayed=True)
-    fault, state.fault = state.fault, None
+    fault = state.faults.pop(state.apply_calls, None)
+    if fault == "tool_error":
+        raise ToolError("nvs full: OSError(-4357)")
     if fault == "drop_before_apply":
         await _connection.get()["drop"]()
         await anyio.sleep_forever()
@@ -252,7 +253,10 @@ def _asgi_app(state):
 
         _connection.set({"user_tools": False, "drop": drop})
         try:
-            async with websocket_server(scope, receive, send) as (read_stream, write_stream):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                transport = websocket_server(scope, receive, send)
+            async with transport as (read_stream, write_stream):
                 sniffed_writer, sniffed = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
                 async def sniff():
