@@ -16,3 +16,6 @@ def main() -> None:
 def version() -> None:
     """Print the xzmem version."""
     typer.echo(f"xzmem {__version__}")
+
+
+from xzmem import cli_device  # noqa: E402,F401  (registers the device, outbox and config commands)

@@ -39,6 +39,7 @@ class DeviceState:
         self.applied = []  # batch ids in the order they were applied (each once)
         self.recent = []  # the last 32 (batch_id, answer)
         self.apply_calls = 0
+        self.handshakes = 0  # WebSocket connection attempts, refused ones included
         # apply call number (1-based) -> "drop_before_apply" | "drop_after_apply" | "hang_after_apply"
         # | "tool_error"
         self.faults = {}
@@ -240,6 +241,7 @@ def _asgi_app(state):
         if scope["type"] != "websocket":
             await PlainTextResponse("websocket only", status_code=400)(scope, receive, send)
             return
+        state.handshakes += 1
         query = parse_qs(scope.get("query_string", b"").decode())
         headers = dict(scope.get("headers", []))
         offered = query.get("token", [""])[0] or headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
