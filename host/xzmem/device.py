@@ -6,6 +6,7 @@ put in its text content, or raises `DeviceError` with one line a user can act on
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -463,19 +464,23 @@ class _SerialLink:
     async def close(self) -> None:
         transport, self._transport = self._transport, None
         if transport is not None:
-            transport.exit_raw_repl()
-            transport.close()
+            # An unplugged board cannot be tidied up; there is nothing else to release.
+            with contextlib.suppress(OSError):
+                transport.exit_raw_repl()
+                transport.close()
 
     async def _exec(self, code: str) -> bytes:
-        from mpremote.transport import TransportError, TransportExecError
+        from mpremote.transport import TransportError
 
         async with self._lock:
             try:
-                return await anyio.to_thread.run_sync(self._transport.exec, code)
-            except TransportExecError as exc:
-                raise DeviceError(f"the board at {self.where} raised {_last_error_line(exc.error_output)}") from None
+                out, err = await anyio.to_thread.run_sync(self._transport.exec_raw, code, self._timeout)
             except (TransportError, OSError) as exc:
                 raise DeviceError(f"lost the board at {self.where}: {exc}") from None
+        if err:
+            message = _last_error_line(err.decode("utf-8", "replace"))
+            raise DeviceError(f"the board at {self.where} raised {message}")
+        return out
 
     async def call_tool(self, name: str, args: dict[str, Any], retry: bool) -> tuple[bool, str]:
         return parse_call_output(await self._exec(call_snippet(name, args)))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mpremote.transport import TransportError, TransportExecError
+from mpremote.transport import TransportError
 from xzmem.device import (
     MEMORY_TYPES,
     RECALL_TYPES,
@@ -129,7 +129,10 @@ def test_token_goes_in_the_query_and_out_of_messages():
 
 
 class FakeBoard:
-    """mpremote's SerialTransport as far as DeviceClient uses it; runs the snippets on CPython."""
+    """mpremote's SerialTransport as far as DeviceClient uses it; runs the snippets on CPython.
+
+    exec_raw answers (stdout, stderr) as the real one does: a traceback comes back on stderr.
+    """
 
     def __init__(self, port, handler, fail_with=None):
         self.port, self.handler, self.fail_with = port, handler, fail_with
@@ -145,11 +148,13 @@ class FakeBoard:
     def close(self):
         self.closed = True
 
-    def exec(self, code):
+    def exec_raw(self, code, timeout=10):
         assert self.raw
         self.codes.append(code)
+        if isinstance(self.fail_with, OSError):
+            raise self.fail_with
         if self.fail_with:
-            raise TransportExecError(1, self.fail_with)
+            return b"", self.fail_with.encode()
         memory = types.ModuleType("memory")
         memory.app = types.SimpleNamespace(call_tool=self.handler)
         out = io.StringIO()
@@ -164,7 +169,7 @@ class FakeBoard:
                 sys.modules.pop("memory")
             else:
                 sys.modules["memory"] = saved
-        return out.getvalue().encode()
+        return out.getvalue().encode(), b""
 
 
 def serial_session(handler, fail_with=None, target="u0"):
@@ -216,6 +221,11 @@ def test_serial_exception_on_the_board_is_one_line():
     with pytest.raises(DeviceError) as caught:
         serial_session(None, fail_with=trace)
     assert str(caught.value) == "the board at /dev/ttyUSB0 raised ImportError: no module named 'memory.app'"
+
+
+def test_serial_board_unplugged_during_a_call():
+    with pytest.raises(DeviceError, match="^lost the board at /dev/ttyUSB0: .*device disconnected"):
+        serial_session(None, fail_with=OSError(5, "device disconnected"))
 
 
 def test_serial_port_that_does_not_exist():
