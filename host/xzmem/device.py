@@ -34,6 +34,9 @@ MEMORY_TYPES = (
 )
 RECALL_TYPES = ("fact", "moment", "event")
 
+# Called with the device's notifications/message params (level, logger, data).
+OnMessage = Callable[[types.LoggingMessageNotificationParams], Awaitable[None]]
+
 # mpremote's short names for serial ports.
 _PORT_SHORTCUTS = {"a": "/dev/ttyACM", "u": "/dev/ttyUSB", "c": "COM"}
 _RESULT_MARK = "@xzmem-result@"
@@ -88,7 +91,8 @@ class DeviceClient:
     `target` is `ws://HOST:PORT/mcp` (or wss://) or a serial port (`/dev/ttyUSB0`, `u0`). Over
     WebSocket a dropped connection is reopened with backoff on the next call (and a call cut off
     by the drop is sent again when `retry` is true: device calls are idempotent, op batches by
-    their batch_id).
+    their batch_id). `on_message(params)` receives the device's `notifications/message`
+    (reminders come with logger "memory.reminder"); serial links have none.
     """
 
     def __init__(
@@ -101,11 +105,12 @@ class DeviceClient:
         reconnect_attempts: int = 5,
         backoff: tuple[float, float] = (0.5, 8.0),
         serial_transport: Callable[[str], Any] | None = None,
+        on_message: OnMessage | None = None,
     ):
         self.target = target
         if is_websocket_target(target):
             self._link: _WebSocketLink | _SerialLink = _WebSocketLink(
-                target, token, connect_timeout, call_timeout, reconnect_attempts, backoff
+                target, token, connect_timeout, call_timeout, reconnect_attempts, backoff, on_message
             )
         else:
             self._link = _SerialLink(serial_port(target), call_timeout, serial_transport)
@@ -234,7 +239,7 @@ def _connect_error(where: str, exc: BaseException) -> DeviceError:
 class _WebSocketLink:
     """One MCP session at a time, held open by a background task and reopened after a drop."""
 
-    def __init__(self, url, token, connect_timeout, call_timeout, reconnect_attempts, backoff):
+    def __init__(self, url, token, connect_timeout, call_timeout, reconnect_attempts, backoff, on_message):
         self._url = with_token(url, token)
         self.where = redact(self._url)
         self.fallback_id = self.where
@@ -242,6 +247,7 @@ class _WebSocketLink:
         self._call_timeout = call_timeout
         self._reconnect_attempts = reconnect_attempts
         self._backoff = backoff
+        self._on_message = on_message
         self._session: ClientSession | None = None
         self._lost: anyio.Event | None = None
         self._in_flight: set[anyio.CancelScope] = set()
@@ -278,7 +284,10 @@ class _WebSocketLink:
             async with (
                 _websocket_streams(self._url, self._connect_timeout, lost) as (read_stream, write_stream),
                 ClientSession(
-                    read_stream, write_stream, read_timeout_seconds=timedelta(seconds=self._call_timeout)
+                    read_stream,
+                    write_stream,
+                    read_timeout_seconds=timedelta(seconds=self._call_timeout),
+                    logging_callback=self._on_message,
                 ) as session,
             ):
                 with anyio.fail_after(self._connect_timeout):

@@ -40,6 +40,7 @@ class DeviceState:
         self.recent = []  # the last 32 (batch_id, answer)
         self.apply_calls = 0
         self.handshakes = 0  # WebSocket connection attempts, refused ones included
+        self.announce = []  # texts sent as memory.reminder notifications before the next answer
         # apply call number (1-based) -> "drop_before_apply" | "drop_after_apply" | "hang_after_apply"
         # | "tool_error"
         self.faults = {}
@@ -212,6 +213,10 @@ def _mcp_server(state):
 
     @server.call_tool(validate_input=False)
     async def call_tool(name, arguments):
+        while state.announce:
+            await server.request_context.session.send_log_message(
+                level="info", data=state.announce.pop(0), logger="memory.reminder"
+            )
         try:
             if name == "memory":
                 result = memory_tool(state, arguments)

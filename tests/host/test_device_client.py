@@ -61,6 +61,21 @@ def test_tools_calls_and_tool_errors(device):
     assert device_id == "fake-esp32-01"
 
 
+def test_reminders_reach_the_message_callback(device):
+    heard = []
+
+    async def on_message(params):
+        heard.append((params.logger, params.data))
+
+    async def session():
+        async with DeviceClient(device.url, "secret", on_message=on_message) as client:
+            device.state.announce.append("牙医预约 10:00")
+            await client.memory(action="read")
+
+    run(session)
+    assert heard == [("memory.reminder", "牙医预约 10:00")]
+
+
 def test_device_id_falls_back_to_the_address(device):
     device.state.device_id = None
 
