@@ -7,7 +7,6 @@ line on stderr and exit code 1.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -15,7 +14,7 @@ import tomllib
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -28,13 +27,16 @@ from rich.table import Table
 from xzmem.cli import app
 from xzmem.device import MEMORY_TYPES, RECALL_TYPES, DeviceClient, DeviceError, is_websocket_target, redact
 from xzmem.outbox import Batch, Outbox
+from xzmem.transfer import (
+    ExportFileError,
+    export_records,
+    import_records,
+    read_export,
+    summarize_import,
+    write_export,
+)
 
 T = TypeVar("T")
-
-EXPORT_FORMAT = "xzmem-export"
-EXPORT_VERSION = 1
-EXPORT_PAGE = 100
-IMPORT_CHUNK = 25
 
 
 class CliProblem(Exception):
@@ -120,7 +122,7 @@ def _say(line: str) -> None:
 def _one_line_errors() -> Iterator[None]:
     try:
         yield
-    except (DeviceError, CliProblem) as exc:
+    except (DeviceError, CliProblem, ExportFileError) as exc:
         _stderr().print("xzmem: " + " ".join(str(exc).split()), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
 
@@ -344,26 +346,11 @@ def forget(
 
 def _progress(console: Console, total: int | None) -> Progress:
     columns = [SpinnerColumn(), TextColumn("{task.description}")]
-    if total is not None:
+    if total is None:
+        columns.append(TextColumn("{task.completed:.0f}"))
+    else:
         columns += [BarColumn(), MofNCompleteColumn()]
     return Progress(*columns, console=console)
-
-
-async def _export_records(client: DeviceClient, advance: Callable[[int], None]) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        args: dict[str, Any] = {"action": "export", "limit": EXPORT_PAGE}
-        if cursor:
-            args["cursor"] = cursor
-        page = await client.sync(**args)
-        if not isinstance(page, dict) or not isinstance(page.get("records"), list):
-            raise DeviceError(f"device answered export with {str(page)[:80]}")
-        records.extend(page["records"])
-        advance(len(page["records"]))
-        cursor = page.get("next_cursor")
-        if not cursor:
-            return records
 
 
 @app.command("export")
@@ -377,54 +364,17 @@ def export_(
     with _one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
-        settings = resolve_settings(device, token)
-        console = _stderr()
 
         async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]]]:
             device_id = await client.device_id()
-            with _progress(console, None) as progress:
+            with _progress(_stderr(), None) as progress:
                 task = progress.add_task("exporting records", total=None)
-                records = await _export_records(client, lambda n: progress.advance(task, n))
-                progress.update(task, description=f"exported {len(records)} records")
+                records = await export_records(client, lambda n: progress.advance(task, n))
             return device_id, records
 
-        device_id, records = _with_device(settings, work)
-        document = {
-            "format": EXPORT_FORMAT,
-            "version": EXPORT_VERSION,
-            "device_id": device_id,
-            "exported_at": datetime.now().astimezone().isoformat(timespec="seconds"),
-            "records": records,
-        }
-        partial = file.with_name(file.name + ".partial")
-        partial.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        partial.replace(file)
+        device_id, records = _with_device(resolve_settings(device, token), work)
+        write_export(file, device_id, records)
         _say(f"exported {len(records)} records from {device_id} to {file}")
-
-
-def read_export_file(file: Path) -> list[dict[str, Any]]:
-    """The records of an export file, or CliProblem naming what is wrong with it."""
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CliProblem(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliProblem(f"{file}: cannot read it: {exc}") from None
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise CliProblem(f"{file} is not an xzmem export: not JSON ({exc})") from None
-    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise CliProblem(f"{file} is not an xzmem export: no \"format\": \"{EXPORT_FORMAT}\"")
-    if document.get("version") != EXPORT_VERSION:
-        raise CliProblem(f"{file}: export version {document.get('version')!r} is not supported (want {EXPORT_VERSION})")
-    records = document.get("records")
-    if not isinstance(records, list):
-        raise CliProblem(f"{file} is not an xzmem export: \"records\" must be a list")
-    for i, record in enumerate(records):
-        if not isinstance(record, dict) or not record:
-            raise CliProblem(f"{file}: records[{i}] must be a non-empty object, got {json.dumps(record)[:40]}")
-    return records
 
 
 @app.command("import")
@@ -436,44 +386,25 @@ def import_(
 ) -> None:
     """Load an export FILE into the device (records it already has change nothing)."""
     with _one_line_errors():
-        records = read_export_file(file)
+        records = read_export(file)
         if not records:
             _say(f"{file} holds no records; nothing to import")
             return
-        settings = resolve_settings(device, token)
-        # Ids follow from the file's content, so importing the same file again after an
-        # interruption replays the chunks the device already has.
-        digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()[:16]
-        chunks = [records[i : i + IMPORT_CHUNK] for i in range(0, len(records), IMPORT_CHUNK)]
 
         async def work(client: DeviceClient) -> list[dict[str, Any]]:
-            answers = []
             with _progress(_stderr(), len(records)) as progress:
                 task = progress.add_task("importing records", total=len(records))
-                for number, chunk in enumerate(chunks):
-                    answer = await client.sync(action="import", batch_id=f"imp-{digest}-{number}", records=chunk)
-                    answers.append(answer)
-                    progress.advance(task, len(chunk))
-            return answers
+                return await import_records(client, records, lambda n: progress.advance(task, n))
 
-        answers = _with_device(settings, work)
+        answers = _with_device(resolve_settings(device, token), work)
         if as_json:
             _print_json(answers)
             return
-        tally: dict[str, int] = {}
-        replayed = 0
-        for answer in answers:
-            if not isinstance(answer, dict):
-                continue
-            if answer.get("replayed"):
-                replayed += 1
-                continue
-            for result in answer.get("results", []):
-                tally[result.get("result", "?")] = tally.get(result.get("result", "?"), 0) + 1
-        summary = ", ".join(f"{n} {kind}" for kind, n in sorted(tally.items()))
+        tally, replayed = summarize_import(answers)
+        parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
         if replayed:
-            summary = ", ".join(filter(None, (summary, f"{replayed} of {len(chunks)} chunks already imported")))
-        _say(f"imported {len(records)} records from {file}: {summary or 'no results'}")
+            parts.append(f"{replayed} of {len(answers)} chunks already imported")
+        _say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
 
 
 # --- outbox ------------------------------------------------------------------------------------
