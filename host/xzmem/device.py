@@ -20,6 +20,8 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 from mcp.shared.message import SessionMessage
+from mpremote.transport import TransportError
+from mpremote.transport_serial import SerialTransport
 from pydantic import BaseModel, ValidationError
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
@@ -446,18 +448,13 @@ class _SerialLink:
         self.where = port
         self.fallback_id = "serial:" + port
         self._timeout = timeout
-        self._factory = transport_factory
+        self._factory = transport_factory or SerialTransport
         self._transport: Any = None
         self._lock = anyio.Lock()
 
     def _open_sync(self) -> Any:
-        from mpremote.transport import TransportError
-
-        factory = self._factory
-        if factory is None:
-            from mpremote.transport_serial import SerialTransport as factory
         try:
-            transport = factory(self.where)
+            transport = self._factory(self.where)
         except (TransportError, OSError) as exc:
             raise DeviceError(f"device unreachable at {self.where}: {exc}") from None
         try:
@@ -479,8 +476,6 @@ class _SerialLink:
                 transport.close()
 
     async def _exec(self, code: str) -> bytes:
-        from mpremote.transport import TransportError
-
         async with self._lock:
             try:
                 out, err = await anyio.to_thread.run_sync(self._transport.exec_raw, code, self._timeout)
