@@ -182,3 +182,6 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
         return
     path = mippackage.write_package()
     console.print(f"wrote {len(mippackage.mip_urls())} mip urls to {path}")
+
+
+from xzmem import cli_device  # noqa: E402,F401  (registers the device, outbox and config commands)
