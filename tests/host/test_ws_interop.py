@@ -3,16 +3,16 @@
 import asyncio
 import json
 import socket
+from urllib.parse import quote
 
 import pytest
 from link_helpers import TOKEN, serving
+from memory import mcp, ws
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.http11 import Response
-
-from memory import mcp, ws
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -23,7 +23,7 @@ def run(coro):
 
 def client(s, token=TOKEN, query=False, **kwargs):
     """A websockets client for a running Server, token by header (default) or query."""
-    url = s.url + ("?token=" + token.replace("/", "%2F").replace("+", "%2B").replace("=", "%3D") if query else "")
+    url = s.url + ("?token=" + quote(token, safe="") if query else "")
     headers = {} if query or token is None else {"Authorization": "Bearer " + token}
     return connect(url, subprotocols=["mcp"], additional_headers=headers, **kwargs)
 
@@ -104,9 +104,9 @@ def test_many_clients_at_once_each_get_their_own_answers():
     async def one(s, n):
         async with client(s) as c:
             for i in range(25):
-                r = await rpc(c, "tools/call", {"name": "echo", "arguments": {"text": "c%d-%d" % (n, i)}}, rid="%d-%d" % (n, i))
-                assert r["id"] == "%d-%d" % (n, i)
-                assert json.loads(r["result"]["content"][0]["text"])["echo"]["text"] == "c%d-%d" % (n, i)
+                r = await rpc(c, "tools/call", {"name": "echo", "arguments": {"text": f"c{n}-{i}"}}, rid=f"{n}-{i}")
+                assert r["id"] == f"{n}-{i}"
+                assert json.loads(r["result"]["content"][0]["text"])["echo"]["text"] == f"c{n}-{i}"
                 await asyncio.sleep(0)
 
     async def main():
@@ -284,7 +284,7 @@ def test_our_client_talks_to_a_websockets_server(ws_server):
     async def main():
         async with serve(handler, "127.0.0.1", 0, subprotocols=["mcp"], process_request=check) as srv:
             port = srv.sockets[0].getsockname()[1]
-            url = "ws://127.0.0.1:%d/mcp/?token=x" % port
+            url = f"ws://127.0.0.1:{port}/mcp/?token=x"
             c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
             assert c.subprotocol == "mcp"
             await c.send("记忆 hello")
@@ -311,7 +311,7 @@ def test_our_client_refuses_a_big_message_and_sees_close_codes(ws_server):
 
     async def main():
         async with serve(handler, "127.0.0.1", 0, subprotocols=["mcp"], process_request=check) as srv:
-            url = "ws://127.0.0.1:%d/" % srv.sockets[0].getsockname()[1]
+            url = f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}/"
             c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
             await c.send("big")
             with pytest.raises(ws.ConnectionClosed) as e:
@@ -335,7 +335,7 @@ def test_our_client_refuses_a_big_message_and_sees_close_codes(ws_server):
 def test_our_client_and_our_server_together():
     async def main():
         async with serving() as s:
-            c = await ws.connect(s.url + "?token=" + ws_quote(TOKEN), subprotocols=("mcp",))
+            c = await ws.connect(s.url + "?token=" + quote(TOKEN, safe=""), subprotocols=("mcp",))
             assert c.subprotocol == "mcp"
             await c.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "note", "arguments": {"action": "put", "slot": 1, "text": "生日"}}}))
             assert json.loads(json.loads(await c.recv())["result"]["content"][0]["text"]) == {"slot": 1, "result": "UPDATED"}
@@ -345,7 +345,3 @@ def test_our_client_and_our_server_together():
             assert e.value.status == 401
 
     run(main())
-
-
-def ws_quote(text):
-    return "".join(c if c.isalnum() else "%%%02X" % ord(c) for c in text)
