@@ -152,7 +152,7 @@ class Server:
             conn = await self._upgrade(reader, writer, peer)
             if conn is not None:
                 await self._session(conn)
-        except (ws.ConnectionClosed, EOFError, OSError, asyncio.TimeoutError):
+        except (ws.ConnectionClosed, EOFError, OSError, asyncio.TimeoutError):  # noqa: UP041 - MicroPython has no builtin TimeoutError
             pass
         except Exception as e:  # one broken connection must never stop the server or the others
             self.log("mcp server: connection error: %r" % (e,))

@@ -4,9 +4,8 @@
 import struct
 import unittest
 
-from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
-
 from memory import ws
+from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
 
 ensure_sha1()
 

@@ -120,7 +120,8 @@ class Sha1:
                 else:
                     f, k = b ^ c ^ d, 0xCA62C1D6
                 a, b, c, d, e = (_rol(a, 5) + (f & 0xFFFFFFFF) + e + k + w[t]) & 0xFFFFFFFF, a, _rol(b, 30), c, d
-            h = [(x + y) & 0xFFFFFFFF for x, y in zip(h, (a, b, c, d, e))]
+            v = (a, b, c, d, e)
+            h = [(h[j] + v[j]) & 0xFFFFFFFF for j in range(5)]
         return struct.pack(">5I", *h)
 
 
