@@ -38,6 +38,11 @@ def request_token(request):
     return request.query.get("token")
 
 
+async def _close_after(writer, seconds):
+    await asyncio.sleep(seconds)
+    writer.close()
+
+
 class Connection:
     """One upgraded client: its WebSocket and the mcp.Link its tools see."""
 
@@ -63,6 +68,7 @@ class Server:
         self.path = path
         self.max_clients = max_clients
         self.ping_interval = ping_interval
+        self.handshake_timeout = _HANDSHAKE_TIMEOUT  # seconds a client gets to send its upgrade request
         self.log = log
         self.connections = []
         self._upgrading = 0  # handshakes between the client-count check and the 101
@@ -116,11 +122,15 @@ class Server:
         await ws.respond(writer, status, body, headers)
 
     async def _upgrade(self, reader, writer, peer):
+        # A client that never finishes its request is cut off: closing the stream ends the read.
+        timer = asyncio.create_task(_close_after(writer, self.handshake_timeout))
         try:
-            request = await asyncio.wait_for(ws.read_request(reader), _HANDSHAKE_TIMEOUT)
+            request = await ws.read_request(reader)
         except ws.HandshakeError as e:
             await self._refuse(writer, e.status, e.message)
             return None
+        finally:
+            timer.cancel()
         if request.path != self.path:
             await self._refuse(writer, 404, "no WebSocket endpoint at this path; use %s" % self.path)
             return None
@@ -152,7 +162,7 @@ class Server:
             conn = await self._upgrade(reader, writer, peer)
             if conn is not None:
                 await self._session(conn)
-        except (ws.ConnectionClosed, EOFError, OSError, asyncio.TimeoutError):  # noqa: UP041 - MicroPython has no builtin TimeoutError
+        except (ws.ConnectionClosed, EOFError, OSError):
             pass
         except Exception as e:  # one broken connection must never stop the server or the others
             self.log("mcp server: connection error: %r" % (e,))

@@ -345,3 +345,18 @@ def test_our_client_and_our_server_together():
             assert e.value.status == 401
 
     run(main())
+
+
+def test_a_client_that_never_finishes_its_request_is_cut_off():
+    async def main():
+        async with serving() as s:
+            s.handshake_timeout = 0.3
+            reader, writer = await asyncio.open_connection("127.0.0.1", s.port)
+            writer.write(b"GET /mcp HTTP/1.1\r\nHost: x\r\n")  # and then nothing
+            await writer.drain()
+            assert await asyncio.wait_for(reader.read(), 3) == b""
+            writer.close()
+            async with client(s) as c:
+                assert (await rpc(c, "ping"))["result"] == {}
+
+    run(main())
