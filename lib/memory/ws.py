@@ -48,6 +48,7 @@ _MAX_LINE = const(4096)
 _CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _HEX = "0123456789abcdefABCDEF"
+_MASK_CHUNK = const(256)
 
 _REASONS = {
     101: "Switching Protocols",
@@ -101,11 +102,17 @@ def accept_key(key):
 def mask(data, key):
     """XOR `data` with the 4-byte masking `key` (RFC 6455 5.3); masking twice gives `data` back."""
     n = len(data)
-    if not n:
-        return b""
-    # One big-integer XOR runs in C on both interpreters; a Python loop over 16 KB is slow on a board.
-    k = (key * ((n + 3) // 4))[:n]
-    return (int.from_bytes(data, "big") ^ int.from_bytes(k, "big")).to_bytes(n, "big")
+    out = bytearray(n)
+    # Big-integer XOR runs in C on both interpreters, where a Python loop over bytes is slow on a
+    # board; chunks keep the temporaries small. The chunk is a multiple of 4, so each starts with
+    # the key's first byte, and a short last chunk uses the key's leading bytes.
+    kint = int.from_bytes(key * (_MASK_CHUNK // 4), "big")
+    view = memoryview(data)
+    for i in range(0, n, _MASK_CHUNK):
+        m = n - i if n - i < _MASK_CHUNK else _MASK_CHUNK
+        k = kint >> (8 * (_MASK_CHUNK - m))
+        out[i : i + m] = (int.from_bytes(view[i : i + m], "big") ^ k).to_bytes(m, "big")
+    return out
 
 
 def frame_header(op, length, fin=True, mask_key=None):
@@ -243,7 +250,7 @@ class WebSocket:
 
     def _message(self, op, payload):
         if op == OP_BINARY:
-            return payload
+            return bytes(payload)
         try:
             return payload.decode()
         except UnicodeError:
