@@ -8,7 +8,7 @@ import struct
 import threading
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from link_helpers import TOKEN, Note, dispatcher
 from memory import mcp, server, ws
@@ -17,7 +17,7 @@ from websockets.sync.client import connect
 pytestmark = pytest.mark.timeout(120)
 
 FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
-FEW = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+FRAMES = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 CODES = {-32700, -32600, -32601, -32602, -32603}
 UPGRADE = (
     b"GET /mcp HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -202,7 +202,7 @@ def test_wire_requests_all_answered_on_one_connection(live, msg):
         check_response(r, msg)
 
 
-@FEW
+@FUZZ
 @given(note_args)
 def test_wire_note_calls_change_data_only_when_accepted(live, args):
     before = dict(live.note.slots)
@@ -259,7 +259,7 @@ def read_server_frames(data, complete):
     return out
 
 
-@FEW
+@FRAMES
 @given(st.lists(frames() | st.binary(min_size=1, max_size=30), min_size=1, max_size=4))
 def test_malformed_frames_close_cleanly_and_the_server_lives_on(live, chunks):
     sock = socket.create_connection(("127.0.0.1", live.server.port), timeout=10)
@@ -290,6 +290,8 @@ def test_malformed_frames_close_cleanly_and_the_server_lives_on(live, chunks):
         sock.close()
     for op, payload in read_server_frames(data, complete):
         assert op in (ws.OP_TEXT, ws.OP_PONG, ws.OP_CLOSE)
+        code = struct.unpack(">H", payload[:2])[0] if op == ws.OP_CLOSE and payload else None
+        event(f"server sent opcode {op}" + (f" code {code}" if code else ""))
         if op == ws.OP_TEXT:
             check_response(json.loads(payload), None)
         if op == ws.OP_CLOSE and payload:
