@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(120)
 
 FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
 FRAMES = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
-CODES = {-32700, -32600, -32601, -32602, -32603}
+CODES = {-32700, -32600, -32601, -32602}  # -32603 would mean a bug in the dispatcher
 UPGRADE = (
     b"GET /mcp HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
