@@ -349,15 +349,17 @@ class WebSocket:
 
     async def _abort_after(self, seconds):
         await asyncio.sleep(seconds)
-        self._lost()
+        self.abort()
 
     async def _shutdown(self):
         self._close_sent = True
         try:
             self.writer.close()
-            await self.writer.wait_closed()
-        except Exception:  # the peer may already have reset the connection
+        except OSError:
             pass
+        # CPython flushes what is buffered before the stream counts as closed: bounded, for a peer
+        # that stopped reading.
+        await self._within(self.writer.wait_closed(), _CLOSE_WAIT)
 
     async def close(self, code=CLOSE_NORMAL, reason=""):
         """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
@@ -383,8 +385,11 @@ class WebSocket:
                 return
 
     def abort(self):
-        """Drop the TCP connection now, without a close handshake."""
+        """Drop the TCP connection now, without a close handshake or flushing what is unsent."""
         self._lost()
+        transport = getattr(self.writer, "transport", None)  # CPython's; MicroPython closes at once
+        if transport is not None:
+            transport.abort()
 
 
 # ---- HTTP upgrade ----

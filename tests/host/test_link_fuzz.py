@@ -17,7 +17,8 @@ from websockets.sync.client import connect
 pytestmark = pytest.mark.timeout(120)
 
 FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
-FRAMES = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+WIRE = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+FRAMES = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
 CODES = {-32700, -32600, -32601, -32602}  # -32603 would mean a bug in the dispatcher
 UPGRADE = (
     b"GET /mcp HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -195,14 +196,14 @@ def exchange(c, text, expect):
         answers.append(r)
 
 
-@FUZZ
+@WIRE
 @given(rpc_messages())
 def test_wire_requests_all_answered_on_one_connection(live, msg):
     for r in exchange(live.client, json.dumps(msg), 1 if is_request(msg) else 0):
         check_response(r, msg)
 
 
-@FUZZ
+@WIRE
 @given(note_args)
 def test_wire_note_calls_change_data_only_when_accepted(live, args):
     before = dict(live.note.slots)
