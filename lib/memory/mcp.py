@@ -1,0 +1,273 @@
+# MCP over JSON-RPC 2.0: the dispatcher every link shares (initialize, ping, tools/list, tools/call).
+#
+# A link (server connection, endpoint client, xiaozhi link) hands each incoming text message to
+# Dispatcher.handle() and sends back what it returns. Tools are plain objects registered with add().
+
+import json
+
+from micropython import const
+
+from memory import __version__, schema
+
+PARSE_ERROR = const(-32700)
+INVALID_REQUEST = const(-32600)
+METHOD_NOT_FOUND = const(-32601)
+INVALID_PARAMS = const(-32602)
+INTERNAL_ERROR = const(-32603)
+
+PROTOCOL_VERSION = "2024-11-05"
+SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
+PAGE_BYTES = const(8000)  # every tools/list response message stays under this many bytes
+_MAX_BATCH = const(16)
+_MAX_NAME = const(64)
+_MAX_MESSAGE_TEXT = const(400)
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+_CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
+
+
+class ToolError(Exception):
+    """A tool refused a call; the message goes back to the model with isError true."""
+
+
+class Tool:
+    """A tool: name, description, input_schema (JSON Schema dict), annotations, user_only, call()."""
+
+    name = ""
+    description = ""
+    input_schema = {"type": "object", "properties": {}}
+    annotations = None
+    user_only = False  # listed only with withUserTools:true, and only usable on trusted links
+
+    def call(self, arguments, link):
+        """Return a JSON-able value (or a str sent as is); raise ToolError or ValueError to refuse."""
+        raise ToolError("%s is not implemented" % self.name)
+
+
+class Link:
+    """What a tool knows about the connection a call came from."""
+
+    def __init__(self, name, trusted=False):
+        self.name = name
+        self.trusted = trusted  # token-guarded server or the host's gateway: memory_sync allowed
+        self.client_info = None  # clientInfo from initialize
+        self.protocol_version = None
+
+
+class _ParamsError(Exception):
+    pass
+
+
+def dumps(obj):
+    """Compact JSON; CPython escapes non-ASCII, MicroPython writes UTF-8 (both count bytes when it matters)."""
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def notification(method, params=None):
+    """A notification message from the device, e.g. notifications/message for a reminder."""
+    msg = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return dumps(msg)
+
+
+def tool_result(value):
+    """The tools/call result for a tool's return value: one text content, the value as JSON."""
+    text = value if isinstance(value, str) else dumps(value)
+    return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+def tool_error(message):
+    """The tools/call result of a refused call: the message in the text and in error.message."""
+    return {"content": [{"type": "text", "text": message}], "isError": True, "error": {"message": message}}
+
+
+def error_message(exc):
+    if isinstance(exc, (ToolError, ValueError)):
+        text = str(exc)
+    else:
+        text = "%s: %s" % (type(exc).__name__, exc)
+    return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."
+
+
+def _valid_id(rid):
+    if rid is None or isinstance(rid, str):
+        return True
+    if rid is True or rid is False:
+        return False
+    if isinstance(rid, int):
+        return True
+    # inf and nan (from 1e400 or NaN in the text) have no JSON form to echo back
+    return isinstance(rid, float) and rid == rid and rid not in (float("inf"), float("-inf"))
+
+
+def _response(rid, result_text):
+    return '{"jsonrpc":"2.0","id":%s,"result":%s}' % (dumps(rid), result_text)
+
+
+def _error(rid, code, message):
+    return '{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}' % (dumps(rid), code, dumps(message))
+
+
+def _utf8_len(text):
+    return len(text.encode())
+
+
+class Dispatcher:
+    """Answers JSON-RPC messages for one set of tools; links share one Dispatcher."""
+
+    def __init__(self, name="xzmem", version=__version__, instructions=None):
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.tools = []  # in registration order, which is the listing order
+
+    def add(self, tool):
+        """Register a tool; ValueError if its name is taken or malformed, or it cannot fit in a page."""
+        name = tool.name
+        if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME or [c for c in name if c not in _NAME_CHARS]:
+            raise ValueError("tool name must be 1-%d of [A-Za-z0-9_.-], got %r" % (_MAX_NAME, name))
+        if self.find(name) is not None:
+            raise ValueError("tool %s is already registered" % name)
+        size = _utf8_len(self._entry(tool))
+        limit = PAGE_BYTES - 200
+        if size > limit:
+            raise ValueError("tool %s lists as %d bytes, more than a %d-byte page allows" % (name, size, limit))
+        self.tools.append(tool)
+        return tool
+
+    def find(self, name, link=None):
+        """The tool called `name`, or None; user-only tools are hidden from untrusted links."""
+        for t in self.tools:
+            if t.name == name:
+                if link is not None and t.user_only and not link.trusted:
+                    return None
+                return t
+        return None
+
+    def handle(self, text, link):
+        """The response text for one incoming message (or batch), or None when nothing is to be sent."""
+        try:
+            msg = json.loads(text)
+        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
+            return _error(None, PARSE_ERROR, "parse error: the message is not JSON")
+        if isinstance(msg, list):
+            if not msg:
+                return _error(None, INVALID_REQUEST, "empty batch")
+            if len(msg) > _MAX_BATCH:
+                return _error(None, INVALID_REQUEST, "batch of %d messages, at most %d" % (len(msg), _MAX_BATCH))
+            out = []
+            for m in msg:
+                r = self._one(m, link)
+                if r is not None:
+                    out.append(r)
+            return "[" + ",".join(out) + "]" if out else None
+        return self._one(msg, link)
+
+    def _one(self, msg, link):
+        if not isinstance(msg, dict):
+            return _error(None, INVALID_REQUEST, "a request must be a JSON object")
+        has_id = "id" in msg
+        rid = msg.get("id")
+        if not _valid_id(rid):
+            return _error(None, INVALID_REQUEST, "id must be a string, a number or null")
+        method = msg.get("method")
+        if method is None and ("result" in msg or "error" in msg):
+            return None  # a response: the device sends no requests, so there is nothing to match it to
+        if msg.get("jsonrpc") != "2.0":
+            return _error(rid, INVALID_REQUEST, 'jsonrpc must be "2.0"')
+        if not isinstance(method, str):
+            return _error(rid, INVALID_REQUEST, "method must be a string")
+        if not has_id:
+            return None  # notifications (notifications/initialized, cancelled, ...) need nothing from us
+        params = msg.get("params")
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            return _error(rid, INVALID_PARAMS, "params must be an object")
+        try:
+            if method == "tools/call":
+                return _response(rid, dumps(self._call(params, link)))
+            if method == "tools/list":
+                return self._list(rid, params, link)
+            if method == "ping":
+                return _response(rid, "{}")
+            if method == "initialize":
+                return _response(rid, dumps(self._initialize(params, link)))
+        except _ParamsError as e:
+            return _error(rid, INVALID_PARAMS, str(e))
+        except Exception as e:  # a bug must cost one answer, never the link
+            return _error(rid, INTERNAL_ERROR, "internal error: " + error_message(e))
+        return _error(rid, METHOD_NOT_FOUND, "method not found: %s" % method[:_MAX_NAME])
+
+    def _initialize(self, params, link):
+        asked = params.get("protocolVersion")
+        version = asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        info = params.get("clientInfo")
+        link.client_info = info if isinstance(info, dict) else None
+        link.protocol_version = version
+        result = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": self.name, "version": self.version},
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    def _entry(self, tool):
+        entry = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+        annotations = tool.annotations
+        if tool.user_only:
+            annotations = dict(annotations or {})
+            annotations["audience"] = ["user"]
+        if annotations:
+            entry["annotations"] = annotations
+        return dumps(entry)
+
+    def _list(self, rid, params, link):
+        cursor = params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise _ParamsError("cursor must be a string")
+        with_user = params.get("withUserTools") is True and link.trusted
+        visible = [t for t in self.tools if with_user or not t.user_only]
+        start = 0
+        if cursor:
+            while start < len(visible) and visible[start].name != cursor:
+                start += 1
+            if start == len(visible):
+                raise _ParamsError("unknown cursor %r" % cursor[:_MAX_NAME])
+        # Bytes left for entries: the envelope with this id, room for a nextCursor, the commas.
+        budget = PAGE_BYTES - 1 - _utf8_len(_response(rid, '{"tools":[]}')) - _CURSOR_RESERVE - _MAX_NAME
+        entries = []
+        i = start
+        while i < len(visible):
+            entry = self._entry(visible[i])
+            cost = _utf8_len(entry) + (1 if entries else 0)
+            if entries and cost > budget:
+                break
+            entries.append(entry)
+            budget -= cost
+            i += 1
+        result = '{"tools":[' + ",".join(entries) + "]"
+        if i < len(visible):
+            result += ',"nextCursor":%s' % dumps(visible[i].name)
+        return _response(rid, result + "}")
+
+    def _call(self, params, link):
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _ParamsError("name must be a string")
+        tool = self.find(name, link)
+        if tool is None:
+            raise _ParamsError("unknown tool %r" % name[:_MAX_NAME])
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise _ParamsError("arguments must be an object")
+        try:
+            schema.check_arguments(tool.input_schema, args)
+            value = tool.call(args, link)
+            return tool_result(value)
+        except Exception as e:  # refusals and failures alike reach the model as isError, the link lives on
+            return tool_error(error_message(e))

@@ -1,0 +1,210 @@
+# The MCP server transport: ws://HOST:8765/mcp, subprotocol mcp, a token, several clients at once.
+#
+# Each connection is upgraded only after its token checks out (401 before the upgrade otherwise),
+# then every text message goes through the shared Dispatcher. Server links are trusted: the token
+# is what keeps memory_sync to its owner.
+
+import asyncio
+import time
+
+from micropython import const
+
+from memory import mcp, ws
+
+PORT = const(8765)
+PATH = "/mcp"
+SUBPROTOCOL = "mcp"
+_MAX_CLIENTS = const(6)
+_HANDSHAKE_TIMEOUT = const(10)
+_PING_INTERVAL = const(60)  # an idle client is pinged after this long and dropped after twice this
+
+
+def same_secret(given, expected):
+    """Compare two secrets in time that depends only on the expected one's length."""
+    a = given.encode() if isinstance(given, str) else given
+    b = expected.encode()
+    diff = len(a) ^ len(b)
+    n = len(a)
+    for i in range(len(b)):
+        diff |= (a[i % n] if n else 0) ^ b[i]
+    return diff == 0
+
+
+def request_token(request):
+    """The token a request carries: Authorization: Bearer T, else ?token=T; None without one."""
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip()
+    return request.query.get("token")
+
+
+async def _close_after(writer, seconds):
+    await asyncio.sleep(seconds)
+    writer.close()
+
+
+class Connection:
+    """One upgraded client: its WebSocket and the mcp.Link its tools see."""
+
+    def __init__(self, sock, peer):
+        self.ws = sock
+        self.link = mcp.Link("ws %s" % (peer,), trusted=True)
+        self.ping_sent = 0  # when the keepalive pinged it, 0 once it answered
+
+    async def send(self, text):
+        await self.ws.send(text)
+
+
+class Server:
+    """Serves a Dispatcher over WebSocket. start() binds; broadcast() reaches every connected client."""
+
+    def __init__(self, dispatcher, token, host="0.0.0.0", port=PORT, path=PATH, max_clients=_MAX_CLIENTS, ping_interval=_PING_INTERVAL, log=print):
+        if not token or not isinstance(token, str):
+            raise ValueError("token must be a non-empty string, got %r" % (token,))
+        self.dispatcher = dispatcher
+        self.token = token
+        self.host = host
+        self.port = port
+        self.path = path
+        self.max_clients = max_clients
+        self.ping_interval = ping_interval
+        self.handshake_timeout = _HANDSHAKE_TIMEOUT  # seconds a client gets to send its upgrade request
+        self.log = log
+        self.connections = []
+        self._upgrading = 0  # handshakes between the client-count check and the 101
+        self.refused = 0  # HTTP refusals (bad path, token, upgrade, too many clients)
+        self._server = None
+        self._watch_task = None
+
+    async def start(self):
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        sockets = getattr(self._server, "sockets", None)  # CPython only: learn the port when 0 was asked
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        if self.ping_interval:
+            self._watch_task = asyncio.create_task(self._watch())
+        return self
+
+    async def stop(self):
+        """Stop listening and close every connection with 1001 (going away)."""
+        if self._watch_task:
+            self._watch_task.cancel()
+            self._watch_task = None
+        if self._server:
+            self._server.close()
+        for c in list(self.connections):
+            try:
+                await c.ws.close(ws.CLOSE_GOING_AWAY, "server stopping")
+            except Exception:  # already gone
+                pass
+            c.ws.abort()
+        if self._server:
+            await self._server.wait_closed()
+            self._server = None
+
+    @property
+    def url(self):
+        return "ws://%s:%d%s" % (self.host, self.port, self.path)
+
+    async def broadcast(self, text):
+        """Send a message (a notification) to every connected client; returns how many got it."""
+        sent = 0
+        for c in list(self.connections):
+            try:
+                await c.send(text)
+                sent += 1
+            except Exception:  # a dead client is cleaned up by its own task
+                pass
+        return sent
+
+    async def _refuse(self, writer, status, body, headers=None):
+        self.refused += 1
+        await ws.respond(writer, status, body, headers)
+
+    async def _upgrade(self, reader, writer, peer):
+        # A client that never finishes its request is cut off: closing the stream ends the read.
+        timer = asyncio.create_task(_close_after(writer, self.handshake_timeout))
+        try:
+            request = await ws.read_request(reader)
+        except ws.HandshakeError as e:
+            await self._refuse(writer, e.status, e.message)
+            return None
+        finally:
+            timer.cancel()
+        if request.path != self.path:
+            await self._refuse(writer, 404, "no WebSocket endpoint at this path; use %s" % self.path)
+            return None
+        token = request_token(request)
+        if token is None or not same_secret(token, self.token):
+            await self._refuse(writer, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
+            return None
+        if len(self.connections) + self._upgrading >= self.max_clients:
+            await self._refuse(writer, 503, "too many clients (%d)" % self.max_clients)
+            return None
+        self._upgrading += 1
+        try:
+            conn = Connection(await ws.accept(reader, writer, request, (SUBPROTOCOL,)), peer)
+        except ws.HandshakeError as e:
+            await self._refuse(writer, e.status, e.message)
+            return None
+        finally:
+            self._upgrading -= 1
+        self.connections.append(conn)
+        return conn
+
+    async def _serve(self, reader, writer):
+        conn = None
+        try:
+            try:
+                peer = writer.get_extra_info("peername")
+            except (KeyError, AttributeError):
+                peer = None
+            conn = await self._upgrade(reader, writer, peer)
+            if conn is not None:
+                await self._session(conn)
+        except (ws.ConnectionClosed, EOFError, OSError):
+            pass
+        except Exception as e:  # one broken connection must never stop the server or the others
+            self.log("mcp server: connection error: %r" % (e,))
+        finally:
+            if conn is not None:
+                if conn in self.connections:
+                    self.connections.remove(conn)
+                conn.ws.abort()
+            else:
+                try:
+                    writer.close()
+                except OSError:
+                    pass
+
+    async def _session(self, conn):
+        sock, link, dispatcher = conn.ws, conn.link, self.dispatcher
+        while True:
+            msg = await sock.recv()
+            if not isinstance(msg, str):
+                try:
+                    msg = msg.decode()
+                except UnicodeError:
+                    msg = "\x00"  # not UTF-8: the dispatcher answers it as a parse error
+            reply = dispatcher.handle(msg, link)
+            if reply is not None:
+                await sock.send(reply)
+
+    async def _watch(self):
+        # Ping clients that went quiet; drop those that stay quiet (a phone that left the WiFi).
+        while True:
+            await asyncio.sleep(self.ping_interval / 2)
+            now = time.time()
+            for c in list(self.connections):
+                if c.ping_sent and c.ws.last_rx >= c.ping_sent:
+                    c.ping_sent = 0  # it answered (a pong or anything else)
+                if now - c.ws.last_rx < self.ping_interval:
+                    continue
+                if not c.ping_sent:
+                    c.ping_sent = now
+                    try:
+                        await c.ws.ping(b"xzmem")
+                    except Exception:  # its own task notices the dead connection
+                        pass
+                elif now - c.ping_sent >= self.ping_interval:
+                    c.ws.abort()

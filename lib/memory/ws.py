@@ -1,0 +1,640 @@
+# WebSocket (RFC 6455) over asyncio streams: client and server handshakes, frames, messages, close.
+#
+# Works with CPython's StreamReader/StreamWriter and MicroPython's asyncio Stream (where reader and
+# writer are one object). Only readexactly, readline, write, drain, close and wait_closed are used.
+
+import asyncio
+import binascii
+import struct
+import time
+
+from micropython import const
+
+try:
+    from hashlib import sha1 as _sha1
+except ImportError:  # ports built without SHA-1 (the WebAssembly test port); tests plug one in
+    _sha1 = None
+
+try:
+    from os import urandom as _urandom
+except ImportError:
+    import random
+
+    def _urandom(n):
+        return bytes(random.getrandbits(8) for _ in range(n))
+
+
+OP_CONT = const(0)
+OP_TEXT = const(1)
+OP_BINARY = const(2)
+OP_CLOSE = const(8)
+OP_PING = const(9)
+OP_PONG = const(10)
+
+CLOSE_NORMAL = const(1000)
+CLOSE_GOING_AWAY = const(1001)
+CLOSE_PROTOCOL_ERROR = const(1002)
+CLOSE_UNSUPPORTED = const(1003)
+CLOSE_NO_STATUS = const(1005)
+CLOSE_ABNORMAL = const(1006)
+CLOSE_BAD_DATA = const(1007)
+CLOSE_TOO_BIG = const(1009)
+CLOSE_INTERNAL_ERROR = const(1011)
+
+MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
+_MAX_CONTROL = const(125)
+_MAX_HEADERS = const(48)
+_MAX_LINE = const(4096)
+_CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
+_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+_HEX = "0123456789abcdefABCDEF"
+_MASK_CHUNK = const(256)
+
+_REASONS = {
+    101: "Switching Protocols",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    426: "Upgrade Required",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+class WebSocketError(Exception):
+    pass
+
+
+class HandshakeError(WebSocketError):
+    """The HTTP upgrade failed; `status` is the HTTP status to answer (server) or that came back (client)."""
+
+    def __init__(self, status, message):
+        super().__init__("%d %s" % (status, message))
+        self.status = status
+        self.message = message
+
+
+class ConnectionClosed(WebSocketError):
+    """The connection is closed: `code` is the close code (1006 when the TCP stream just ended)."""
+
+    def __init__(self, code, reason=""):
+        super().__init__("connection closed: %d %s" % (code, reason))
+        self.code = code
+        self.reason = reason
+
+
+class _Fail(Exception):
+    # Raised inside frame reading when the peer broke the protocol; recv() turns it into a close.
+    def __init__(self, code, reason):
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def accept_key(key):
+    """Sec-WebSocket-Accept for a Sec-WebSocket-Key (both ASCII bytes or str)."""
+    if isinstance(key, str):
+        key = key.encode()
+    return binascii.b2a_base64(_sha1(key + _GUID).digest())[:-1].decode()
+
+
+def mask(data, key):
+    """XOR `data` with the 4-byte masking `key` (RFC 6455 5.3); masking twice gives `data` back."""
+    n = len(data)
+    out = bytearray(n)
+    # Big-integer XOR runs in C on both interpreters, where a Python loop over bytes is slow on a
+    # board; chunks keep the temporaries small. The chunk is a multiple of 4, so each starts with
+    # the key's first byte, and a short last chunk uses the key's leading bytes.
+    kint = int.from_bytes(key * (_MASK_CHUNK // 4), "big")
+    view = memoryview(data)
+    for i in range(0, n, _MASK_CHUNK):
+        m = n - i if n - i < _MASK_CHUNK else _MASK_CHUNK
+        k = kint >> (8 * (_MASK_CHUNK - m))
+        out[i : i + m] = (int.from_bytes(view[i : i + m], "big") ^ k).to_bytes(m, "big")
+    return out
+
+
+def frame_header(op, length, fin=True, mask_key=None):
+    """The header bytes of one frame (mask key included when given)."""
+    b0 = (0x80 if fin else 0) | op
+    m = 0x80 if mask_key else 0
+    if length < 126:
+        h = struct.pack(">BB", b0, m | length)
+    elif length < 65536:
+        h = struct.pack(">BBH", b0, m | 126, length)
+    else:
+        h = struct.pack(">BBQ", b0, m | 127, length)
+    return h + mask_key if mask_key else h
+
+
+def encode_frame(op, payload, fin=True, mask_key=None):
+    """A whole frame as bytes: header, then the payload, masked when `mask_key` is given."""
+    if mask_key:
+        payload = mask(payload, mask_key)
+    return frame_header(op, len(payload), fin, mask_key) + payload
+
+
+def _close_payload(code, reason):
+    if code == CLOSE_NO_STATUS:
+        return b""
+    return struct.pack(">H", code) + reason.encode()[:_MAX_CONTROL - 2]
+
+
+def _valid_close_code(code):
+    return (1000 <= code <= 1014 and code not in (1004, 1005, 1006)) or 3000 <= code <= 4999
+
+
+class WebSocket:
+    """One open WebSocket connection. The client role masks what it sends; the server role expects masks."""
+
+    def __init__(self, reader, writer, client, subprotocol=None, max_size=MAX_MESSAGE):
+        self.reader = reader
+        self.writer = writer
+        self.client = client
+        self.subprotocol = subprotocol
+        self.max_size = max_size
+        self.close_code = None  # set once the connection is closed
+        self.close_reason = ""
+        self.last_rx = time.time()  # when the peer last sent a frame (keepalive looks at this)
+        self.last_pong = None
+        self._close_sent = False
+        self._reading = False
+        self._lock = asyncio.Lock()
+
+    @property
+    def closed(self):
+        return self.close_code is not None
+
+    async def send(self, data, frame_size=0):
+        """Send a text (str) or binary (bytes) message, split into frames of `frame_size` bytes if > 0."""
+        if isinstance(data, str):
+            op, data = OP_TEXT, data.encode()
+        else:
+            op, data = OP_BINARY, bytes(data)
+        if self.close_code is not None or self._close_sent:
+            raise ConnectionClosed(self.close_code or CLOSE_ABNORMAL, "send after close")
+        n = len(data)
+        if frame_size <= 0 or n <= frame_size:
+            await self._send_frame(op, data)
+            return
+        for start in range(0, n, frame_size):
+            await self._send_frame(op if start == 0 else OP_CONT, data[start : start + frame_size], start + frame_size >= n)
+
+    async def ping(self, data=b""):
+        await self._send_frame(OP_PING, data[:_MAX_CONTROL])
+
+    async def _send_frame(self, op, payload, fin=True):
+        key = _urandom(4) if self.client else None
+        if key:
+            payload = mask(payload, key)
+        # A fresh header per frame: CPython may keep a reference to a buffer it could not send yet,
+        # so a reused bytearray could change under it. The lock keeps frames of two tasks whole.
+        async with self._lock:
+            try:
+                self.writer.write(frame_header(op, len(payload), fin, key))
+                if payload:
+                    self.writer.write(payload)
+                await self.writer.drain()
+            except OSError as e:
+                self._lost()
+                raise ConnectionClosed(CLOSE_ABNORMAL, "write failed: %s" % e)
+
+    async def recv(self):
+        """The next message: str for text, bytes for binary. Answers pings; raises ConnectionClosed at the end."""
+        if self.close_code is not None:
+            raise ConnectionClosed(self.close_code, self.close_reason)
+        self._reading = True
+        try:
+            return await self._recv_message()
+        except _Fail as e:
+            await self._fail(e.code, e.reason)
+        except (EOFError, OSError):
+            self._lost()
+        finally:
+            self._reading = False
+        raise ConnectionClosed(self.close_code, self.close_reason)
+
+    async def _recv_message(self):
+        parts = None  # fragments of a message in progress
+        size = 0
+        first_op = OP_TEXT
+        while True:
+            op, fin, payload = await self._read_frame()
+            if op == OP_PING:
+                if not self._close_sent:
+                    await self._send_frame(OP_PONG, payload)
+                continue
+            if op == OP_PONG:
+                self.last_pong = payload
+                continue
+            if op == OP_CLOSE:
+                await self._on_close(payload)
+                raise ConnectionClosed(self.close_code, self.close_reason)
+            if op == OP_CONT:
+                if parts is None:
+                    raise _Fail(CLOSE_PROTOCOL_ERROR, "continuation frame with no message")
+            elif parts is not None:
+                raise _Fail(CLOSE_PROTOCOL_ERROR, "new message inside a fragmented one")
+            else:
+                first_op = op
+                if fin:
+                    return self._message(op, payload)
+                parts = []
+            size += len(payload)
+            if size > self.max_size:
+                raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % self.max_size)
+            parts.append(payload)
+            if fin:
+                return self._message(first_op, b"".join(parts))
+
+    def _message(self, op, payload):
+        if op == OP_BINARY:
+            return bytes(payload)
+        try:
+            return payload.decode()
+        except UnicodeError:
+            raise _Fail(CLOSE_BAD_DATA, "text message is not UTF-8")
+
+    async def _read_frame(self):
+        r = self.reader
+        b0, b1 = await r.readexactly(2)
+        self.last_rx = time.time()
+        op = b0 & 0x0F
+        n = b1 & 0x7F
+        if b0 & 0x70:
+            raise _Fail(CLOSE_PROTOCOL_ERROR, "reserved bits set without an extension")
+        if op not in (OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG):
+            raise _Fail(CLOSE_PROTOCOL_ERROR, "unknown opcode %d" % op)
+        if bool(b1 & 0x80) == self.client:
+            raise _Fail(CLOSE_PROTOCOL_ERROR, "server frames must not be masked" if self.client else "client frames must be masked")
+        if op >= OP_CLOSE and (n > _MAX_CONTROL or not b0 & 0x80):
+            raise _Fail(CLOSE_PROTOCOL_ERROR, "control frame fragmented or over 125 bytes")
+        if n == 126:
+            n = struct.unpack(">H", await r.readexactly(2))[0]
+        elif n == 127:
+            n = struct.unpack(">Q", await r.readexactly(8))[0]
+        if n > self.max_size:
+            # Refused before reading the payload, so a huge length costs no memory.
+            raise _Fail(CLOSE_TOO_BIG, "frame of %d bytes, limit %d" % (n, self.max_size))
+        key = None if self.client else await r.readexactly(4)
+        payload = await r.readexactly(n) if n else b""
+        if key:
+            payload = mask(payload, key)
+        return op, b0 & 0x80, payload
+
+    async def _on_close(self, payload):
+        broken = True
+        if len(payload) == 1:
+            code, reason = CLOSE_PROTOCOL_ERROR, "close payload of 1 byte"
+        elif not payload:
+            code, reason, broken = CLOSE_NO_STATUS, "", False
+        else:
+            code = struct.unpack(">H", payload[:2])[0]
+            try:
+                reason = payload[2:].decode()
+                broken = False
+            except UnicodeError:
+                code, reason = CLOSE_BAD_DATA, "close reason is not UTF-8"
+            if not broken and not _valid_close_code(code):
+                code, reason, broken = CLOSE_PROTOCOL_ERROR, "invalid close code %d" % code, True
+        if not self._close_sent:
+            # Echo the peer's code (1000 when it sent none); a broken close frame is answered with the error.
+            try:
+                if broken:
+                    await self._send_close(code, reason)
+                else:
+                    await self._send_close(CLOSE_NORMAL if code == CLOSE_NO_STATUS else code)
+            except ConnectionClosed:
+                pass
+        self.close_code, self.close_reason = code, reason
+        if self.client:
+            # RFC 6455 7.1.1: the server closes TCP first; give it a moment to do so.
+            await self._within(self.reader.readexactly(1), _CLOSE_WAIT)
+        await self._shutdown()
+
+    async def _send_close(self, code, reason=""):
+        self._close_sent = True
+        await self._send_frame(OP_CLOSE, _close_payload(code, reason))
+
+    async def _fail(self, code, reason):
+        # The peer broke the protocol: say why in a close frame and drop the connection.
+        if not self._close_sent:
+            try:
+                await self._send_close(code, reason)
+            except ConnectionClosed:
+                pass
+        self.close_code, self.close_reason = code, reason
+        await self._shutdown()
+
+    def _lost(self):
+        if self.close_code is None:
+            self.close_code, self.close_reason = CLOSE_ABNORMAL, "connection lost"
+        self._close_sent = True
+        try:
+            self.writer.close()
+        except OSError:
+            pass
+
+    async def _within(self, coro, seconds):
+        # Like asyncio.wait_for, but time running out drops the connection (so the read fails)
+        # instead of cancelling a read halfway through a frame.
+        timer = asyncio.create_task(self._abort_after(seconds))
+        try:
+            await coro
+        except Exception:  # EOF, reset, a broken frame or the abort: the connection ends either way
+            pass
+        finally:
+            timer.cancel()
+
+    async def _abort_after(self, seconds):
+        await asyncio.sleep(seconds)
+        self.abort()
+
+    async def _shutdown(self):
+        self._close_sent = True
+        try:
+            self.writer.close()
+        except OSError:
+            pass
+        # CPython flushes what is buffered before the stream counts as closed: bounded, for a peer
+        # that stopped reading.
+        await self._within(self.writer.wait_closed(), _CLOSE_WAIT)
+
+    async def close(self, code=CLOSE_NORMAL, reason=""):
+        """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
+        if self.close_code is not None:
+            return
+        if not self._close_sent:
+            try:
+                await self._send_close(code, reason)
+            except ConnectionClosed:
+                return
+        if self._reading:
+            return  # the task inside recv() sees the peer's close frame and finishes the handshake
+        await self._within(self._drain_until_close(), _CLOSE_WAIT)
+        if self.close_code is None:
+            self.close_code, self.close_reason = code, reason
+        await self._shutdown()
+
+    async def _drain_until_close(self):
+        while True:
+            op, _, payload = await self._read_frame()
+            if op == OP_CLOSE:
+                await self._on_close(payload)
+                return
+
+    def abort(self):
+        """Drop the TCP connection now, without a close handshake or flushing what is unsent."""
+        self._lost()
+        transport = getattr(self.writer, "transport", None)  # CPython's; MicroPython closes at once
+        if transport is not None:
+            transport.abort()
+
+
+# ---- HTTP upgrade ----
+
+
+class Request:
+    """The HTTP upgrade request a client sent: method, path, query (dict), headers (lower-case names)."""
+
+    def __init__(self, method, target, headers):
+        self.method = method
+        self.target = target
+        path, _, query = target.partition("?")
+        self.path = path
+        self.query = parse_query(query)
+        self.headers = headers
+
+    def subprotocols(self):
+        value = self.headers.get("sec-websocket-protocol", "")
+        return [p.strip() for p in value.split(",") if p.strip()]
+
+
+def unquote(text):
+    """Percent-decode a URL component ('+' is a space), as UTF-8."""
+    if "%" not in text and "+" not in text:
+        return text
+    raw = text.replace("+", " ").encode()
+    out = bytearray()
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == 0x25 and i + 2 < n and chr(raw[i + 1]) in _HEX and chr(raw[i + 2]) in _HEX:
+            out.append(int(raw[i + 1 : i + 3].decode(), 16))
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    try:
+        return bytes(out).decode()
+    except UnicodeError:
+        raise ValueError("query is not UTF-8 after percent-decoding")
+
+
+def parse_query(query):
+    """'a=1&b=x%20y' -> {'a': '1', 'b': 'x y'}; the first value of a repeated name wins."""
+    out = {}
+    for part in query.split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        name = unquote(name)
+        if name not in out:
+            out[name] = unquote(value)
+    return out
+
+
+async def _read_line(reader):
+    line = await reader.readline()
+    if not line:
+        raise EOFError
+    if len(line) > _MAX_LINE or not line.endswith(b"\n"):
+        raise HandshakeError(400, "header line too long or cut")
+    try:
+        return line.decode().rstrip("\r\n")
+    except UnicodeError:
+        raise HandshakeError(400, "header is not UTF-8")
+
+
+async def _read_headers(reader):
+    headers = {}
+    for _ in range(_MAX_HEADERS + 1):
+        line = await _read_line(reader)
+        if not line:
+            return headers
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise HandshakeError(400, "malformed header line %r" % line[:40])
+        name = name.lower()
+        value = value.strip()
+        headers[name] = headers[name] + ", " + value if name in headers else value
+    raise HandshakeError(400, "more than %d header lines" % _MAX_HEADERS)
+
+
+async def read_request(reader):
+    """Read the client's HTTP request head; HandshakeError(400) when it is not HTTP/1.1."""
+    try:
+        method, target, version = (await _read_line(reader)).split(" ")
+    except ValueError:
+        raise HandshakeError(400, "malformed request line")
+    if not version.startswith("HTTP/1.") or not target.startswith("/"):
+        raise HandshakeError(400, "not an HTTP/1.1 request")
+    try:
+        return Request(method, target, await _read_headers(reader))
+    except ValueError as e:
+        raise HandshakeError(400, str(e))
+
+
+def _has_token(value, token):
+    return token in [p.strip().lower() for p in value.split(",")]
+
+
+async def respond(writer, status, body="", headers=None):
+    """Answer a plain HTTP error (before any upgrade) and close the connection."""
+    body = body.encode()
+    head = "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n" % (
+        status,
+        _REASONS.get(status, "Error"),
+        len(body),
+    )
+    for name, value in headers or ():
+        head += "%s: %s\r\n" % (name, value)
+    try:
+        writer.write(head.encode() + b"\r\n" + body)
+        await writer.drain()
+    except OSError:
+        pass
+    try:
+        writer.close()
+        await writer.wait_closed()
+    except Exception:  # the client may already be gone
+        pass
+
+
+async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE):
+    """Complete the server side of the upgrade (101) and return the WebSocket.
+
+    The first of our `subprotocols` that the client offered is chosen; none is chosen when the
+    client offered none of them. HandshakeError(400 or 426) when the request is not a valid upgrade;
+    the caller answers it with respond().
+    """
+    h = request.headers
+    if request.method != "GET":
+        raise HandshakeError(400, "WebSocket upgrade must be GET, got %s" % request.method[:16])
+    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
+        raise HandshakeError(426, "expected a WebSocket upgrade")
+    if h.get("sec-websocket-version") != "13":
+        raise HandshakeError(426, "Sec-WebSocket-Version must be 13")
+    key = h.get("sec-websocket-key", "")
+    try:
+        valid_key = len(binascii.a2b_base64(key.encode())) == 16
+    except Exception:  # ValueError from C binascii, a bare Exception from the pure-Python one
+        valid_key = False
+    if not valid_key:
+        raise HandshakeError(400, "Sec-WebSocket-Key must be 16 bytes in base64")
+    offered = request.subprotocols()
+    chosen = None
+    for p in subprotocols:
+        if p in offered:
+            chosen = p
+            break
+    head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n" % accept_key(key)
+    if chosen:
+        head += "Sec-WebSocket-Protocol: %s\r\n" % chosen
+    writer.write(head.encode() + b"\r\n")
+    await writer.drain()
+    return WebSocket(reader, writer, False, chosen, max_size)
+
+
+# ---- client ----
+
+
+def parse_url(url):
+    """'ws://host:port/path?q' -> (secure, host, port, '/path?q'); ValueError for anything else."""
+    if url.startswith("ws://"):
+        secure, rest = False, url[5:]
+    elif url.startswith("wss://"):
+        secure, rest = True, url[6:]
+    else:
+        raise ValueError("url must start with ws:// or wss://, got %r" % url[:40])
+    i = min([j for j in (rest.find("/"), rest.find("?")) if j >= 0] or [len(rest)])
+    hostport, target = rest[:i], rest[i:]
+    if not target.startswith("/"):
+        target = "/" + target
+    port = 443 if secure else 80
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        host, tail = hostport[1:end], hostport[end + 1 :]
+        if tail.startswith(":"):
+            port = _port(tail[1:], url)
+    elif ":" in hostport:
+        host, p = hostport.rsplit(":", 1)
+        port = _port(p, url)
+    else:
+        host = hostport
+    if not host:
+        raise ValueError("url has no host: %r" % url[:40])
+    return secure, host, port, target
+
+
+def _port(text, url):
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise ValueError("url port must be 1-65535: %r" % url[:40])
+    return port
+
+
+async def connect(url, headers=None, subprotocols=(), ssl=None, max_size=MAX_MESSAGE):
+    """Open a client WebSocket to a ws:// or wss:// URL.
+
+    `headers` is a list of (name, value) pairs sent with the upgrade (Authorization, Device-Id...).
+    `ssl` goes to asyncio.open_connection (True for the platform's default context); wss:// without
+    it uses True. HandshakeError when the server answers anything but a valid 101.
+    """
+    secure, host, port, target = parse_url(url)
+    if secure and ssl is None:
+        ssl = True
+    reader, writer = await asyncio.open_connection(host, port, ssl=ssl if secure else None)
+    try:
+        return await handshake(reader, writer, host, port, target, headers, subprotocols, max_size)
+    except BaseException:
+        writer.close()
+        raise
+
+
+async def handshake(reader, writer, host, port, target, headers=None, subprotocols=(), max_size=MAX_MESSAGE):
+    """The client half of the upgrade on an open stream; returns the WebSocket."""
+    key = binascii.b2a_base64(_urandom(16))[:-1].decode()
+    head = "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n" % (
+        target,
+        host,
+        port,
+        key,
+    )
+    if subprotocols:
+        head += "Sec-WebSocket-Protocol: %s\r\n" % ", ".join(subprotocols)
+    for name, value in headers or ():
+        head += "%s: %s\r\n" % (name, value)
+    writer.write(head.encode() + b"\r\n")
+    await writer.drain()
+    try:
+        status_line = await _read_line(reader)
+        parts = status_line.split(" ", 2)
+        status = int(parts[1])
+    except (ValueError, IndexError, EOFError):
+        raise HandshakeError(502, "no HTTP response to the upgrade")
+    h = await _read_headers(reader)
+    if status != 101:
+        raise HandshakeError(status, "server refused the upgrade")
+    if h.get("sec-websocket-accept") != accept_key(key):
+        raise HandshakeError(502, "wrong Sec-WebSocket-Accept")
+    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
+        raise HandshakeError(502, "server did not upgrade to websocket")
+    chosen = h.get("sec-websocket-protocol")
+    if chosen is not None and chosen not in subprotocols:
+        raise HandshakeError(502, "server chose a subprotocol we did not offer: %s" % chosen[:40])
+    return WebSocket(reader, writer, True, chosen, max_size)

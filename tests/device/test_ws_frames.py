@@ -1,0 +1,364 @@
+# memory.ws: frames, masking, fragmentation, control frames, close codes and the HTTP upgrade,
+# over in-memory streams (the WebAssembly port has no sockets).
+
+import struct
+import unittest
+
+from memory import ws
+from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
+
+ensure_sha1()
+
+KEY = b"\x37\xfa\x21\x3d"  # the masking key of RFC 6455 section 5.7
+
+
+def client_frame(op, payload, fin=True):
+    """A frame as a client sends it (masked)."""
+    return ws.encode_frame(op, payload, fin, KEY)
+
+
+def server_side(*frames):
+    s = FakeStream(b"".join(frames))
+    return s, ws.WebSocket(s, s, False)
+
+
+def client_side(*frames):
+    s = FakeStream(b"".join(frames))
+    return s, ws.WebSocket(s, s, True)
+
+
+async def expect_close(test, sock, code):
+    try:
+        got = await sock.recv()
+    except ws.ConnectionClosed as e:
+        test.assertEqual(e.code, code)
+        return
+    test.fail("expected close %d, received %r" % (code, got[:40]))
+
+
+class Framing(unittest.TestCase):
+    def test_rfc_masked_hello(self):
+        frame = client_frame(ws.OP_TEXT, b"Hello")
+        self.assertEqual(frame, bytes([0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58]))
+
+    def test_mask_round_trip_and_lengths(self):
+        for n in (0, 1, 3, 4, 5, 125, 126, 1000, 16384):
+            data = bytes([(i * 7) % 256 for i in range(n)])
+            self.assertEqual(ws.mask(ws.mask(data, KEY), KEY), data)
+            self.assertEqual(len(ws.mask(data, KEY)), n)
+
+    def test_header_length_forms(self):
+        self.assertEqual(len(ws.frame_header(ws.OP_TEXT, 125)), 2)
+        self.assertEqual(ws.frame_header(ws.OP_TEXT, 126), b"\x81\x7e\x00\x7e")
+        self.assertEqual(ws.frame_header(ws.OP_BINARY, 65535), b"\x82\x7e\xff\xff")
+        self.assertEqual(ws.frame_header(ws.OP_BINARY, 65536), b"\x82\x7f" + struct.pack(">Q", 65536))
+        self.assertEqual(ws.frame_header(ws.OP_CONT, 3, fin=False), b"\x00\x03")
+
+    async def test_server_reads_masked_text_and_binary(self):
+        _, sock = server_side(client_frame(ws.OP_TEXT, "你好 memory".encode()), client_frame(ws.OP_BINARY, b"\x00\xff"))
+        self.assertEqual(await sock.recv(), "你好 memory")
+        self.assertEqual(await sock.recv(), b"\x00\xff")
+
+    async def test_client_reads_unmasked_rfc_fragments(self):
+        # RFC 6455 5.7: "Hel" then "lo", unmasked, from a server
+        _, sock = client_side(bytes([0x01, 0x03, 0x48, 0x65, 0x6C]), bytes([0x80, 0x02, 0x6C, 0x6F]))
+        self.assertEqual(await sock.recv(), "Hello")
+
+    async def test_sixteen_kilobytes_in_one_frame_is_accepted(self):
+        payload = b"a" * 16384
+        _, sock = server_side(client_frame(ws.OP_TEXT, payload))
+        self.assertEqual(await sock.recv(), payload.decode())
+
+    async def test_client_sends_masked_server_sends_plain(self):
+        c, client = client_side()
+        await client.send("hi")
+        s, server = server_side()
+        await server.send(b"\x01\x02")
+        self.assertEqual(read_frames(c.out), [(True, ws.OP_TEXT, True, b"hi")])
+        self.assertEqual(read_frames(s.out), [(True, ws.OP_BINARY, False, b"\x01\x02")])
+        self.assertEqual(s.out[:2], b"\x82\x02")
+
+    async def test_send_in_fragments(self):
+        s, sock = server_side()
+        await sock.send("abcdefgh", frame_size=3)
+        frames = read_frames(s.out)
+        self.assertEqual([(f[0], f[1], f[3]) for f in frames], [(False, ws.OP_TEXT, b"abc"), (False, ws.OP_CONT, b"def"), (True, ws.OP_CONT, b"gh")])
+
+
+class Fragmentation(unittest.TestCase):
+    async def test_fragments_with_a_ping_between_are_reassembled_and_ponged(self):
+        s, sock = server_side(
+            client_frame(ws.OP_TEXT, b'{"a":', fin=False),
+            client_frame(ws.OP_PING, b"are you there"),
+            client_frame(ws.OP_CONT, b"1", fin=False),
+            client_frame(ws.OP_CONT, b"}"),
+        )
+        self.assertEqual(await sock.recv(), '{"a":1}')
+        self.assertEqual(read_frames(s.out), [(True, ws.OP_PONG, False, b"are you there")])
+
+    async def test_utf8_split_across_fragments(self):
+        data = "记忆".encode()
+        _, sock = server_side(client_frame(ws.OP_TEXT, data[:2], fin=False), client_frame(ws.OP_CONT, data[2:]))
+        self.assertEqual(await sock.recv(), "记忆")
+
+    async def test_pong_is_recorded_not_returned(self):
+        _, sock = server_side(client_frame(ws.OP_PONG, b"xzmem"), client_frame(ws.OP_TEXT, b"next"))
+        self.assertEqual(await sock.recv(), "next")
+        self.assertEqual(sock.last_pong, b"xzmem")
+
+    async def test_continuation_without_a_message_is_a_protocol_error(self):
+        s, sock = server_side(client_frame(ws.OP_CONT, b"x"))
+        await expect_close(self, sock, 1002)
+        self.assertEqual(close_code(read_frames(s.out)[-1]), 1002)
+        self.assertTrue(s.closed)
+
+    async def test_new_message_inside_a_fragmented_one_is_a_protocol_error(self):
+        s, sock = server_side(client_frame(ws.OP_TEXT, b"a", fin=False), client_frame(ws.OP_TEXT, b"b"))
+        await expect_close(self, sock, 1002)
+
+
+class Limits(unittest.TestCase):
+    async def test_frame_over_16k_refused_with_1009_before_reading_it(self):
+        # Only the header arrives: the payload must not be waited for or allocated.
+        s, sock = server_side(ws.frame_header(ws.OP_TEXT, 16385, True, KEY))
+        await expect_close(self, sock, 1009)
+        self.assertEqual(close_code(read_frames(s.out)[-1]), 1009)
+        self.assertTrue(s.closed)
+
+    async def test_huge_64bit_length_refused_with_1009(self):
+        s, sock = server_side(ws.frame_header(ws.OP_BINARY, 1 << 40, True, KEY))
+        await expect_close(self, sock, 1009)
+
+    async def test_fragments_adding_up_over_16k_refused_with_1009(self):
+        part = b"x" * 6000
+        s, sock = server_side(
+            client_frame(ws.OP_TEXT, part, fin=False), client_frame(ws.OP_CONT, part, fin=False), client_frame(ws.OP_CONT, part)
+        )
+        await expect_close(self, sock, 1009)
+        self.assertEqual(close_code(read_frames(s.out)[-1]), 1009)
+
+    async def test_recv_after_close_keeps_raising(self):
+        _, sock = server_side(ws.frame_header(ws.OP_TEXT, 20000, True, KEY))
+        await expect_close(self, sock, 1009)
+        await expect_close(self, sock, 1009)
+        try:
+            await sock.send("late")
+        except ws.ConnectionClosed:
+            pass
+        else:
+            self.fail("send after close was accepted")
+
+
+class ProtocolErrors(unittest.TestCase):
+    async def _closes_with(self, frame, code, client=False):
+        s = FakeStream(frame)
+        sock = ws.WebSocket(s, s, client)
+        await expect_close(self, sock, code)
+        frames = read_frames(s.out)
+        self.assertEqual(frames[-1][1], ws.OP_CLOSE)
+        self.assertEqual(close_code(frames[-1]), code)
+
+    async def test_unmasked_client_frame(self):
+        await self._closes_with(ws.encode_frame(ws.OP_TEXT, b"hi"), 1002)
+
+    async def test_masked_server_frame(self):
+        await self._closes_with(client_frame(ws.OP_TEXT, b"hi"), 1002, client=True)
+
+    async def test_reserved_bits(self):
+        frame = bytearray(client_frame(ws.OP_TEXT, b"hi"))
+        frame[0] |= 0x40
+        await self._closes_with(bytes(frame), 1002)
+
+    async def test_unknown_opcode(self):
+        await self._closes_with(client_frame(3, b"hi"), 1002)
+
+    async def test_control_frame_over_125_bytes(self):
+        await self._closes_with(client_frame(ws.OP_PING, b"p" * 126), 1002)
+
+    async def test_fragmented_control_frame(self):
+        await self._closes_with(client_frame(ws.OP_PING, b"p", fin=False), 1002)
+
+    async def test_invalid_utf8_text(self):
+        await self._closes_with(client_frame(ws.OP_TEXT, b"\xff\xfe"), 1007)
+
+    async def test_close_with_one_byte_payload(self):
+        await self._closes_with(client_frame(ws.OP_CLOSE, b"\x03"), 1002)
+
+    async def test_close_with_a_code_not_for_the_wire(self):
+        for code in (1005, 1006, 999, 2000, 5000):
+            await self._closes_with(client_frame(ws.OP_CLOSE, struct.pack(">H", code)), 1002)
+
+    async def test_close_reason_not_utf8(self):
+        await self._closes_with(client_frame(ws.OP_CLOSE, struct.pack(">H", 1000) + b"\xc3"), 1007)
+
+    async def test_stream_ending_mid_frame(self):
+        s, sock = server_side(client_frame(ws.OP_TEXT, b"hello")[:4])
+        await expect_close(self, sock, 1006)
+        self.assertEqual(s.out, b"")
+
+
+class Closing(unittest.TestCase):
+    async def test_peer_close_is_echoed(self):
+        s, sock = server_side(client_frame(ws.OP_CLOSE, struct.pack(">H", 4001) + b"bye"))
+        try:
+            await sock.recv()
+        except ws.ConnectionClosed as e:
+            self.assertEqual((e.code, e.reason), (4001, "bye"))
+        self.assertEqual(close_code(read_frames(s.out)[0]), 4001)
+        self.assertTrue(s.closed)
+        self.assertTrue(sock.closed)
+
+    async def test_empty_close_is_answered_with_1000(self):
+        s, sock = server_side(client_frame(ws.OP_CLOSE, b""))
+        await expect_close(self, sock, 1005)
+        self.assertEqual(close_code(read_frames(s.out)[0]), 1000)
+
+    async def test_our_close_waits_for_the_reply(self):
+        s, sock = server_side(client_frame(ws.OP_TEXT, b"ignored"), client_frame(ws.OP_CLOSE, struct.pack(">H", 1000)))
+        await sock.close(1001, "going")
+        frames = read_frames(s.out)
+        self.assertEqual(len(frames), 1)
+        self.assertEqual(frames[0][3], struct.pack(">H", 1001) + b"going")
+        self.assertEqual(sock.close_code, 1000)
+        self.assertTrue(s.closed)
+
+    async def test_client_close_handshake(self):
+        c, sock = client_side(ws.encode_frame(ws.OP_CLOSE, struct.pack(">H", 1000)))
+        await sock.close()
+        self.assertEqual(read_frames(c.out), [(True, ws.OP_CLOSE, True, struct.pack(">H", 1000))])
+        self.assertTrue(c.closed)
+
+
+def upgrade_request(target="/mcp?token=a%20b&x=1", extra=""):
+    return (
+        "GET %s HTTP/1.1\r\nHost: dev:8765\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (target, extra)
+    ).encode()
+
+
+class Handshake(unittest.TestCase):
+    def test_rfc_accept_key(self):
+        self.assertEqual(ws.accept_key("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+
+    def test_query_and_url_parsing(self):
+        self.assertEqual(ws.parse_query("token=a%2Fb%3D&t=x+y&token=second&flag"), {"token": "a/b=", "t": "x y", "flag": ""})
+        self.assertEqual(ws.unquote("%E8%AE%B0%zz%4"), "记%zz%4")
+        self.assertEqual(ws.parse_url("ws://192.168.1.9:8765/mcp?token=t"), (False, "192.168.1.9", 8765, "/mcp?token=t"))
+        self.assertEqual(ws.parse_url("wss://api.example.com/mcp/?token=x"), (True, "api.example.com", 443, "/mcp/?token=x"))
+        self.assertEqual(ws.parse_url("ws://host"), (False, "host", 80, "/"))
+        self.assertEqual(ws.parse_url("ws://[::1]:9000?q=1"), (False, "::1", 9000, "/?q=1"))
+        for bad in ("http://x/", "ws://:80/", "ws://h:0/", "ws://h:99999/", "ws://h:port/"):
+            self.assertRaises(ValueError, ws.parse_url, bad)
+
+    async def test_server_upgrade_with_subprotocol(self):
+        s = FakeStream(upgrade_request(extra="Sec-WebSocket-Protocol: chat, mcp\r\nAuthorization: Bearer T\r\n"))
+        req = await ws.read_request(s)
+        self.assertEqual((req.method, req.path, req.query["token"], req.query["x"]), ("GET", "/mcp", "a b", "1"))
+        self.assertEqual(req.headers["authorization"], "Bearer T")
+        sock = await ws.accept(s, s, req, ("mcp",))
+        head = bytes(s.out).decode()
+        self.assertTrue(head.startswith("HTTP/1.1 101 "), head)
+        self.assertIn("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n", head)
+        self.assertIn("Sec-WebSocket-Protocol: mcp\r\n", head)
+        self.assertEqual(sock.subprotocol, "mcp")
+
+    async def test_no_subprotocol_header_when_none_offered(self):
+        s = FakeStream(upgrade_request())
+        sock = await ws.accept(s, s, await ws.read_request(s), ("mcp",))
+        self.assertTrue("Sec-WebSocket-Protocol" not in bytes(s.out).decode())
+        self.assertIsNone(sock.subprotocol)
+
+    async def test_bad_upgrades_are_refused_with_a_status(self):
+        good = upgrade_request().decode()
+        cases = (
+            (good.replace("Sec-WebSocket-Version: 13", "Sec-WebSocket-Version: 8"), 426),
+            (good.replace("Upgrade: websocket", "Upgrade: h2c"), 426),
+            (good.replace("dGhlIHNhbXBsZSBub25jZQ==", "short"), 400),
+            (good.replace("GET ", "POST "), 400),
+        )
+        for text, status in cases:
+            s = FakeStream(text.encode())
+            req = await ws.read_request(s)
+            try:
+                await ws.accept(s, s, req, ("mcp",))
+            except ws.HandshakeError as e:
+                self.assertEqual(e.status, status, text)
+            else:
+                self.fail("accepted: %r" % text)
+
+    async def test_garbage_requests_are_400(self):
+        for text in (b"hello\r\n\r\n", b"GET /mcp HTTP/1.1\r\nno colon here\r\n\r\n", b"GET mcp HTTP/1.1\r\n\r\n", b"\xff\xfe /x HTTP/1.1\r\n\r\n"):
+            try:
+                await ws.read_request(FakeStream(text))
+            except ws.HandshakeError as e:
+                self.assertEqual(e.status, 400)
+            else:
+                self.fail("parsed %r" % text)
+        many = b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 60 + b"\r\n"
+        try:
+            await ws.read_request(FakeStream(many))
+        except ws.HandshakeError as e:
+            self.assertEqual(e.status, 400)
+        else:
+            self.fail("accepted 60 headers")
+
+    async def test_refusal_is_plain_http(self):
+        s = FakeStream()
+        await ws.respond(s, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
+        text = bytes(s.out).decode()
+        self.assertTrue(text.startswith("HTTP/1.1 401 Unauthorized\r\n"), text)
+        self.assertIn("WWW-Authenticate: Bearer\r\n", text)
+        self.assertTrue(text.endswith("\r\n\r\nmissing or wrong token"))
+        self.assertTrue(s.closed)
+
+    async def test_client_handshake_against_a_fake_server(self):
+        def answer(written):
+            if not written.endswith(b"\r\n\r\n"):
+                return None
+            head = written.decode()
+            key = head.split("Sec-WebSocket-Key: ")[1].split("\r\n")[0]
+            self.assertIn("Sec-WebSocket-Protocol: mcp\r\n", head)
+            self.assertIn("Authorization: Bearer T\r\n", head)
+            self.assertTrue(head.startswith("GET /mcp/?token=x HTTP/1.1\r\nHost: dev:80\r\n"))
+            return (
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: mcp\r\n\r\n" % ws.accept_key(key)
+            ).encode() + ws.encode_frame(ws.OP_TEXT, b"welcome")
+
+        s = FakeStream(respond=answer)
+        sock = await ws.handshake(s, s, "dev", 80, "/mcp/?token=x", [("Authorization", "Bearer T")], ("mcp",))
+        s.respond = None
+        self.assertEqual(sock.subprotocol, "mcp")
+        self.assertEqual(await sock.recv(), "welcome")
+
+    async def test_client_sees_refusal_status(self):
+        def answer(written):
+            if written.endswith(b"\r\n\r\n"):
+                return b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"
+            return None
+
+        s = FakeStream(respond=answer)
+        try:
+            await ws.handshake(s, s, "dev", 80, "/mcp", None, ("mcp",))
+        except ws.HandshakeError as e:
+            self.assertEqual(e.status, 401)
+        else:
+            self.fail("handshake succeeded against a 401")
+
+    async def test_client_rejects_wrong_accept(self):
+        def answer(written):
+            if written.endswith(b"\r\n\r\n"):
+                return b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: nope\r\n\r\n"
+            return None
+
+        s = FakeStream(respond=answer)
+        self.assertRaises(ws.HandshakeError, _run_sync, ws.handshake(s, s, "dev", 80, "/", None, ()))
+
+
+def _run_sync(coro):
+    # Drive a coroutine that never really waits (fake streams) to its end.
+    try:
+        coro.send(None)
+    except StopIteration as e:
+        return e.value
+    raise AssertionError("coroutine waited on something")
