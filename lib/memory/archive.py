@@ -348,17 +348,16 @@ class Archive:
         return self.capacity - used
 
     def _oldest(self, keep):
-        """(kind, month dir, part) of the oldest part not in `keep`, or None."""
+        """(kind, month dir, part) of the oldest part not in `keep` [(month dir, part)], or None."""
         best = None
         for kind in KINDS:
             for month in self._months(kind):
+                if best is not None and month >= best[0]:
+                    break
                 mdir = self._mdir(kind, month)
-                if mdir in keep:
-                    continue
-                parts = self._parts(mdir)
+                parts = [n for n in self._parts(mdir) if (mdir, n) not in keep]
                 if parts:
-                    if best is None or month < best[0]:
-                        best = (month, kind, mdir, parts[0])
+                    best = (month, kind, mdir, parts[0])
                     break
         return best and best[1:]
 
@@ -416,9 +415,9 @@ class Archive:
             if not group:
                 continue
             fs.makedirs(mdir)
-            keep.append(mdir)
             parts = self._parts(mdir)
             n = parts[-1] if parts else 0
+            keep.append((mdir, n))
             size = fs.stat("%s/%d.jsonl" % (mdir, n))[6] if parts else 0
             chunk = None
             for g in group:
@@ -428,7 +427,7 @@ class Archive:
                     chunk = []
                     plan.append([kind, mdir, n, size])
                     chunks.append(chunk)
-                    need += 2 * _IDX_BYTES + _BLOCK
+                    need += _IDX_BYTES + _BLOCK  # its sidecar, and a block rewritten or begun
                 chunk.append(g)
                 size += len(g[2])
                 need += len(g[2])
