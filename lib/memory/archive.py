@@ -24,6 +24,7 @@ _FILTER_BITS = const(32512)  # (_IDX_BYTES - _HEAD_BYTES) * 8
 _RESERVE = const(32768)  # free space kept for copy-on-write and sidecar rewrites
 _BLOCK = const(4096)
 _COPY = const(512)
+_YIELD_EVERY = const(20)  # lines between two yields to the event loop in recall_async
 _MAGIC = b"XZA1"
 _HEAD = "<4sIHHIIB"  # magic, bytes covered, lines, bad lines, min learned, max learned, sorted
 
@@ -533,6 +534,31 @@ class Archive:
         Returns {"type", "count", "items"}; each item is the stored record plus "timestamp",
         the local ISO time it was learned. `self.last` tells what was read.
         """
+        steps = self.recall_steps(kind, keyword, start_date, end_date, limit)
+        try:
+            while True:
+                next(steps)
+        except StopIteration as done:
+            return done.value
+
+    async def recall_async(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
+        """recall() that lets other asyncio tasks run every few lines (reminders, pings)."""
+        import asyncio
+
+        steps = self.recall_steps(kind, keyword, start_date, end_date, limit)
+        n = 0
+        try:
+            while True:
+                next(steps)
+                n += 1
+                if n % _YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+        except StopIteration as done:
+            return done.value
+
+    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
+        """recall() as a generator: yields after each line read and each month's segments
+        probed, and returns the reply (StopIteration.value)."""
         _check_kind(kind)
         if not _is_int(limit) or not 1 <= limit <= MAX_LIMIT:
             raise ValueError("limit must be 1-%d, got %r" % (MAX_LIMIT, limit))
@@ -569,6 +595,7 @@ class Archive:
                     continue
                 todo.append((h[4], n))
             todo.sort()
+            yield
             for tmax, n in reversed(todo):
                 if len(best) == limit and tmax < best[-1][0]:
                     break
@@ -576,6 +603,7 @@ class Archive:
                 it = reader.lines("%s/%d.jsonl" % (mdir, n))
                 try:
                     for mv in it:
+                        yield
                         try:
                             rec = _loads(mv)
                         except ValueError:
