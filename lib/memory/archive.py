@@ -557,8 +557,9 @@ class Archive:
             return done.value
 
     def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
-        """recall() as a generator: yields after each line read and each month's segments
-        probed, and returns the reply (StopIteration.value)."""
+        """recall() as a generator: yields before each segment probed, each line read and each
+        item finished, and returns the reply (StopIteration.value). One at a time per Archive:
+        the line buffer is shared."""
         _check_kind(kind)
         if not _is_int(limit) or not 1 <= limit <= MAX_LIMIT:
             raise ValueError("limit must be 1-%d, got %r" % (MAX_LIMIT, limit))
@@ -587,6 +588,7 @@ class Archive:
             mdir = self._mdir(kind, month)
             todo = []
             for n in self._parts(mdir):
+                yield
                 self.last["segments_probed"] += 1
                 h = self._head_of(kind, mdir, n, positions)
                 if not h or not h[1] or not h[6]:
@@ -595,7 +597,6 @@ class Archive:
                     continue
                 todo.append((h[4], n))
             todo.sort()
-            yield
             for tmax, n in reversed(todo):
                 if len(best) == limit and tmax < best[-1][0]:
                     break
@@ -626,6 +627,7 @@ class Archive:
         self.last["lines_parsed"] = reader.lines_read
         items = []
         for t, rec in best:
+            yield
             rec["timestamp"] = clock.iso_local(t)
             items.append(rec)
         return {"type": kind, "count": len(items), "items": items}

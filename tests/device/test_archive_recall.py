@@ -146,6 +146,22 @@ class Recall(unittest.TestCase):
         self.assertTrue(self.a.last["segments_read"] <= 2)
         self.assertTrue(self.a.last["lines_parsed"] < 40)
 
+    async def test_recall_async_gives_the_same_reply(self):
+        for kwargs in ({"keyword": "beijing"}, {"limit": 50}, {"start_date": "2025-01-06", "end_date": "2025-02-01"}):
+            self.assertEqual(await self.a.recall_async("fact", **kwargs), self.a.recall("fact", **kwargs))
+
+    def test_recall_steps_yield_while_reading(self):
+        steps = self.a.recall_steps("fact", limit=50)
+        n = 0
+        try:
+            while True:
+                next(steps)
+                n += 1
+        except StopIteration as done:
+            reply = done.value
+        self.assertEqual(reply["count"], 50)
+        self.assertTrue(n >= self.a.last["lines_parsed"])
+
     def test_counts_per_type(self):
         self.assertEqual(self.a.count("fact"), 300)
         self.assertEqual(self.a.count("moment"), 2)

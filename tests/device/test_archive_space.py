@@ -2,7 +2,7 @@
 
 import unittest
 
-from archive_testkit import DAY, at, fact, files, moment, scratch, wipe
+from archive_testkit import DAY, at, event, fact, files, moment, scratch, wipe
 from memory import fs
 from memory.archive import Archive
 
@@ -55,6 +55,7 @@ class StandInStore:
         self.archive = archive
         self.facts = []
         self.moments = []
+        self.events = []
 
     def add(self, kind, rec):
         held, cap, batch = (self.facts, 20, 5) if kind == "fact" else (self.moments, 10, 3)
@@ -64,6 +65,21 @@ class StandInStore:
             self.archive.append(kind, oldest)  # raises: nothing is deleted
             for r in oldest:
                 held.remove(r)
+
+    def _move(self, kind, held, old):
+        if old:
+            self.archive.append(kind, old)
+            for r in old:
+                held.remove(r)
+
+    def nightly(self, now):
+        """Facts and moments learned more than 30 days ago go to the archive."""
+        for kind, held in (("fact", self.facts), ("moment", self.moments)):
+            self._move(kind, held, [r for r in held if r["learned_at"] < now - 30 * DAY])
+
+    def weekly(self, now):
+        """Events that are over go to the archive."""
+        self._move("event", self.events, [r for r in self.events if r["when"] < now])
 
 
 class StoreContract(unittest.TestCase):
@@ -85,6 +101,21 @@ class StoreContract(unittest.TestCase):
             store.add("moment", moment(i, t + i * 60, "topic %d" % i, "moment %d" % i))
         self.assertEqual(len(store.moments), 7)
         self.assertEqual(store.archive.count("moment"), 3)
+
+    def test_nightly_and_weekly_rules(self):
+        store = StandInStore(Archive(self.root))
+        now = at("2025-03-01")
+        store.facts = [fact(1, now - 40 * DAY), fact(2, now - 5 * DAY)]
+        store.moments = [moment(1, now - 31 * DAY, "t", "c"), moment(2, now - 29 * DAY, "t", "c")]
+        store.events = [event(1, now - 3 * DAY, "done"), event(2, now + DAY, "coming")]
+        store.nightly(now)
+        store.weekly(now)
+        self.assertEqual([r["id"] for r in store.facts], ["f2"])
+        self.assertEqual([r["id"] for r in store.moments], ["m2"])
+        self.assertEqual([r["id"] for r in store.events], ["e2"])
+        self.assertEqual([it["id"] for it in store.archive.recall("fact")["items"]], ["f1"])
+        self.assertEqual(store.archive.recall("event")["items"][0]["content"], "done")
+        self.assertEqual(store.archive.count("moment"), 1)
 
     def test_failed_archive_keeps_records_in_the_store(self):
         store = StandInStore(Archive(self.root, reserve_bytes=4096, capacity=8 * 1024))
