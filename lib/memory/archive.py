@@ -23,6 +23,7 @@ _HEAD_BYTES = const(32)
 _FILTER_BITS = const(32512)  # (_IDX_BYTES - _HEAD_BYTES) * 8
 _RESERVE = const(32768)  # free space kept for copy-on-write and sidecar rewrites
 _BLOCK = const(4096)
+_SLACK = const(262144)  # margin under which free space is measured again before each append
 _COPY = const(512)
 _YIELD_EVERY = const(20)  # lines between two yields to the event loop in recall_async
 _MAGIC = b"XZA1"
@@ -106,6 +107,7 @@ class Archive:
         self.reader = LineReader()
         self._head = bytearray(_HEAD_BYTES)
         self._bit = bytearray(1)
+        self._free_hint = None  # free bytes at the last statvfs, less what appends took since
         self.last = {}  # what the last recall read
         for kind in KINDS:
             fs.makedirs(self.root + "/" + kind)
@@ -374,6 +376,11 @@ class Archive:
         self._save_json("stats.json", c)
 
     def _make_room(self, need, keep):
+        # statvfs walks the whole LittleFS: ask it only when the last answer, less what has
+        # been written since, no longer leaves a wide margin.
+        if self._free_hint is not None and self._free_hint - need > self.reserve + _SLACK:
+            self._free_hint -= need
+            return
         free = self.free_bytes()
         while free < need + self.reserve:
             victim = self._oldest(keep)
@@ -381,6 +388,7 @@ class Archive:
                 raise OSError(28, "archive full: %d bytes needed, %d free and nothing older to drop" % (need, free))
             self._drop(*victim)
             free = self.free_bytes()
+        self._free_hint = free - need
 
     # ---- append
 
@@ -449,6 +457,7 @@ class Archive:
                 self._index_append(kind, mdir, n, entry[3], chunks[i])
                 added += len(chunks[i])
         except OSError as e:
+            self._free_hint = None
             self._rollback(plan)
             raise OSError(e.args[0] if e.args else 5, "archive append failed, nothing archived: %r" % (e,))
         fs.remove(self.root + "/journal.json")
