@@ -25,6 +25,7 @@ _RESERVE = const(32768)  # free space kept for copy-on-write and sidecar rewrite
 _BLOCK = const(4096)
 _SLACK = const(262144)  # margin under which free space is measured again before each append
 _COPY = const(512)
+_SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
 _YIELD_EVERY = const(20)  # lines between two yields to the event loop in recall_async
 _MAGIC = b"XZA1"
 _HEAD = "<4sIHHIIB"  # magic, bytes covered, lines, bad lines, min learned, max learned, sorted
@@ -104,7 +105,7 @@ class Archive:
         self.reserve = reserve_bytes
         # capacity: pretend the volume holds this many bytes (tests on a filesystem without limits)
         self.capacity = capacity
-        self.reader = LineReader()
+        self.reader = LineReader()  # recall's; a suspended recall_async keeps its place in it
         self._head = bytearray(_HEAD_BYTES)
         self._bit = bytearray(1)
         self._free_hint = None  # free bytes at the last statvfs, less what appends took since
@@ -193,7 +194,7 @@ class Archive:
         tmin = 0xFFFFFFFF
         srt = 1
         text = _TEXT[kind]
-        it = self.reader.lines(path)
+        it = LineReader(_SIDE_BUF).lines(path)
         try:
             for mv in it:
                 try:
@@ -475,7 +476,7 @@ class Archive:
             h = self._head_of(kind, mdir, n)
             if not h or not h[1] or h[4] < tmin or h[3] > tmax:
                 continue
-            it = self.reader.lines("%s/%d.jsonl" % (mdir, n))
+            it = LineReader(_SIDE_BUF).lines("%s/%d.jsonl" % (mdir, n))
             try:
                 for mv in it:
                     try:
