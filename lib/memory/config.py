@@ -6,6 +6,7 @@ DEFAULTS = {
     "wifi_ssid": "",
     "wifi_password": "",
     "token": "",
+    "listen_host": "0.0.0.0",
     "listen_port": 8765,
     "utc_offset": 8 * 3600,
     "endpoint_url": "",

@@ -1,0 +1,181 @@
+# The device program: config, WiFi, clock, the memory service, its links and background loops.
+
+import asyncio
+
+from micropython import const
+
+from memory import clock, config, fs, mcp
+from memory.reminder import Announcer, ReminderLoop
+from memory.schedule import Schedules
+from memory.service import MemoryService
+from memory.store import Event, Store
+from memory.sync import Sync
+from memory.tools import MemoryTool, SyncTool
+
+CONFIG_PATH = "/config.json"
+DATA = "/data"
+_WIFI_ATTEMPTS = const(3)
+_WIFI_WAIT_MS = const(10000)
+_UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
+_NIGHTLY_HOUR = const(3)
+
+INSTRUCTIONS = (
+    "Call memory(action=read) when a conversation starts; write what the user tells about themselves; "
+    "recall when they ask about the past. 对话开始先读取记忆。"
+)
+
+current = None  # the running Device, for the serial transport's call_tool()
+
+
+def device_id(cfg):
+    if cfg["device_id"]:
+        return cfg["device_id"]
+    import machine
+
+    return ":".join("%02x" % b for b in machine.unique_id()[:6])
+
+
+def connect_wifi(cfg):
+    """Join the configured network; returns a status line. No SSID: assume the port already has a network."""
+    if not cfg["wifi_ssid"]:
+        return "wifi: no wifi_ssid in config, using the existing network"
+    import time
+
+    import network
+
+    wlan = network.WLAN(network.STA_IF)
+    wlan.active(True)
+    for attempt in range(1, _WIFI_ATTEMPTS + 1):
+        if wlan.isconnected():
+            break
+        wlan.connect(cfg["wifi_ssid"], cfg["wifi_password"])
+        start = time.ticks_ms()
+        while not wlan.isconnected() and time.ticks_diff(time.ticks_ms(), start) < _WIFI_WAIT_MS:
+            time.sleep_ms(200)
+        if not wlan.isconnected():
+            print("wifi: attempt %d of %d failed (status %s)" % (attempt, _WIFI_ATTEMPTS, wlan.status()))
+    if not wlan.isconnected():
+        return "wifi: could not join %r; serving memory over serial only" % cfg["wifi_ssid"]
+    return "wifi: connected to %r as %s" % (cfg["wifi_ssid"], wlan.ifconfig()[0])
+
+
+def set_clock_by_ntp(cfg):
+    try:
+        import ntptime
+
+        if cfg["ntp_host"]:
+            ntptime.host = cfg["ntp_host"]
+        ntptime.settime()
+        return "clock: set by NTP, %s" % clock.iso_local(clock.now())
+    except (ImportError, OSError) as e:
+        return "clock: NTP failed (%s); %s" % (e, "still set" if clock.is_set() else "not set, no reminders yet")
+
+
+class Device:
+    """Everything the device serves, wired together; links are added by serve()."""
+
+    def __init__(self, cfg, data=DATA):
+        self.cfg = cfg
+        clock.set_utc_offset(cfg["utc_offset"])
+        self.archive = None
+        self.keyed = None
+        if fs.exists(data):
+            from memory.archive import Archive
+            from memory.keyed import KeyedStore
+
+            self.archive = Archive(data + "/archive")
+            self.keyed = KeyedStore(data + "/keyed")
+        else:
+            print("memory: %s is not mounted; no archive and no keyed memories this boot" % data)
+        self.store = Store(archiver=self.archive, keyed=self.keyed)
+        self.schedules = Schedules(self.store, Event)
+        self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed, device_id(cfg))
+        self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
+        self.announcer = Announcer()
+        self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
+        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS)
+        self.dispatcher.add(MemoryTool(self.memory))
+        self.dispatcher.add(SyncTool(self.memory, self.sync))
+        self.server = None
+        self._last_upkeep_day = None
+
+    def call_tool(self, name, args_json):
+        """Run one tool as a trusted local caller (the serial transport); returns the result as JSON text."""
+        import json
+
+        link = mcp.Link("serial", trusted=True)
+        tool = self.dispatcher.find(name, link)
+        if tool is None:
+            return mcp.dumps(mcp.tool_error("unknown tool %r" % name))
+        try:
+            args = json.loads(args_json) if args_json else {}
+            from memory import schema
+
+            schema.check_arguments(tool.input_schema, args)
+            result = mcp.tool_result(tool.call(args, link))
+        except Exception as e:  # every failure goes back to the host as a tool error
+            result = mcp.tool_error(mcp.error_message(e))
+        self.store.flush()
+        return mcp.dumps(result)
+
+    def _reminder_to_server(self, item):
+        text = mcp.notification("notifications/message", {"level": "info", "logger": "memory.reminder", "data": item})
+        asyncio.create_task(self.server.broadcast(text))
+
+    def upkeep(self, now=None):
+        """Once a night: archive aged facts, moments and past events."""
+        now = clock.now() if now is None else now
+        if not clock.is_set(now):
+            return None
+        parts = clock.local_parts(now)
+        if parts[3] < _NIGHTLY_HOUR or parts[:3] == self._last_upkeep_day:
+            return None
+        self._last_upkeep_day = parts[:3]
+        return self.store.archive_aged(now)
+
+    async def _upkeep_loop(self):
+        while True:
+            try:
+                self.upkeep()
+            except Exception as e:  # upkeep failing must not stop the device
+                print("upkeep failed:", e)
+            await asyncio.sleep(_UPKEEP_EVERY / clock.speed())
+
+    async def serve(self, ready=print):
+        """Start the server and loops; run until cancelled, flushing on the way out."""
+        cfg = self.cfg
+        tasks = [self.reminders.run(), self.store.autoflush(), self._upkeep_loop()]
+        if cfg["token"]:
+            from memory.server import Server
+
+            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"])
+            await self.server.start()
+            self.announcer.add(self._reminder_to_server)
+            ready("xzmem device ready %s" % self.server.url)
+        else:
+            ready("xzmem device ready (no token in config: the MCP server is off)")
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            self.shutdown()
+
+    def shutdown(self):
+        try:
+            self.store.flush()
+        except Exception as e:  # report, then let the caller finish stopping
+            print("memory: final flush failed:", e)
+
+
+async def main(config_path=None):
+    global current
+    cfg = config.load(config_path or CONFIG_PATH)
+    print(connect_wifi(cfg))
+    print(set_clock_by_ntp(cfg))
+    current = Device(cfg)
+    await current.serve()
+
+
+def call_tool(name, args_json):
+    """The serial transport's entry: mpremote runs this on the board against the running device."""
+    device = current or Device(config.load(CONFIG_PATH))
+    return device.call_tool(name, args_json)

@@ -1,0 +1,186 @@
+# The device's memory as one service: hot store, schedules, archive and keyed memories behind the tools.
+
+from micropython import const
+
+from memory import affinity, clock
+
+_DEFAULT_LIMIT = const(10)
+_MAX_LIMIT = const(50)
+_RECENT_FACTS = const(5)
+_RECENT_MOMENTS = const(3)
+_SEARCH_KINDS = ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal")
+RECALL_KINDS = ("fact", "moment", "event")
+
+
+def check_limit(value):
+    if value is None:
+        return _DEFAULT_LIMIT
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_LIMIT:
+        raise ValueError("limit must be 1-%d, got %r" % (_MAX_LIMIT, value))
+    return value
+
+
+def _contains(item, needle):
+    for key in ("content", "topic", "name", "relation", "payload"):
+        value = item.get(key)
+        if isinstance(value, str) and needle in value.lower():
+            return True
+    return False
+
+
+def _last(items, n):
+    return items[len(items) - n :] if len(items) > n else items
+
+
+class MemoryService:
+    def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
+        self.store = store
+        self.schedules = schedules
+        self.archive = archive
+        self.keyed = keyed
+        self.device_id = device_id
+
+    # ---- reads ----
+
+    def overview(self):
+        """What a conversation opens with (seed 003 §6.1), kept small: recent facts and moments only."""
+        s = self.store
+        affection = s.affection()
+        out = {
+            "profile": s.read("profile")[0] if s.read("profile") else {},
+            "preferences": {
+                "likes": [x["content"] for x in s.read("like")],
+                "dislikes": [x["content"] for x in s.read("dislike")],
+            },
+            "family": [{"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]} for x in s.read("family")],
+            "facts": [x["content"] for x in _last(s.read("fact"), _RECENT_FACTS)],
+            "traits": [x["content"] for x in s.read("trait")],
+            "habits": [x["content"] for x in s.read("habit")],
+            "goals": [x["content"] for x in s.read("goal")],
+            "moments": [{"topic": x["topic"], "content": x["content"]} for x in _last(s.read("moment"), _RECENT_MOMENTS)],
+            "schedules": self.schedules.upcoming(),
+            "total_coins_spent": affection["total_coins_spent"],
+            "relationship": affinity.stage(affection["total_coins_spent"])[1],
+            "mood": affection["mood"],
+            "now": clock.format_local(clock.now()) if clock.is_set() else None,
+        }
+        for key in ("id", "learned_at"):
+            out["profile"].pop(key, None)
+        for key in [k for k in out["profile"] if k.endswith("_learned_at")]:
+            out["profile"].pop(key)
+        return out
+
+    def read(self, kind):
+        if kind is None or kind == "":
+            return self.overview()
+        if kind == "schedule":
+            return {"type": kind, "items": self.schedules.upcoming()}
+        if kind == "coins" or kind == "mood" or kind == "affection":
+            a = self.store.affection()
+            a.update(affinity.describe(a["total_coins_spent"]))
+            return {"type": "affection", "items": [a]}
+        if kind == "keyed":
+            return {"type": kind, "items": self.keyed.list() if self.keyed else []}
+        return {"type": kind, "items": self.store.read(kind)}
+
+    def search(self, keyword, limit=None):
+        """Hot memories of every kind, schedules and the host's keyed memories that mention `keyword`."""
+        limit = check_limit(limit)
+        needle = keyword.lower()
+        found = []
+        for kind in _SEARCH_KINDS:
+            for item in self.store.read(kind):
+                if _contains(item, needle):
+                    item["type"] = kind
+                    found.append(item)
+        for item in self.schedules.upcoming():
+            if _contains(item, needle):
+                item["type"] = "schedule"
+                found.append(item)
+        if self.keyed is not None:
+            for item in self.keyed.list():
+                if _contains(item, needle):
+                    item["type"] = "keyed"
+                    found.append(item)
+        return {"keyword": keyword, "count": len(found[:limit]), "items": found[:limit]}
+
+    def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
+        """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
+        if kind not in RECALL_KINDS:
+            raise ValueError("recall type must be one of fact, moment, event, got %r" % (kind,))
+        limit = check_limit(limit)
+        start = clock.parse_date(start_date, "start_date") if start_date else None
+        end = clock.parse_date(end_date, "end_date") if end_date else None
+        start = "%04d-%02d-%02d" % start if start else None
+        end = "%04d-%02d-%02d" % end if end else None
+        needle = keyword.lower() if keyword else None
+        items = []
+        seen = []
+        hot = self.store.read("schedule" if kind == "event" else kind)
+        hot.sort(key=lambda x: x["learned_at"], reverse=True)
+        for item in hot:
+            day = clock.local_date(item["learned_at"])
+            if (start and day < start) or (end and day > end) or (needle and not _contains(item, needle)):
+                continue
+            item["timestamp"] = clock.iso_local(item["learned_at"])
+            item["type"] = kind
+            item["in"] = "nvs"
+            items.append(item)
+            seen.append(item["id"])
+            if len(items) >= limit:
+                break
+        if self.archive is not None and len(items) < limit:
+            older = self.archive.recall(kind, keyword=keyword, start_date=start_date, end_date=end_date, limit=limit)
+            for item in older["items"]:
+                if item.get("id") not in seen and len(items) < limit:
+                    items.append(item)
+        return {"type": kind, "count": len(items), "items": items}
+
+    # ---- writes ----
+
+    def write(self, kind, args):
+        if kind == "schedule":
+            return self.schedules.add(args.get("content"), args.get("datetime"), args.get("repeat"),
+                                      args.get("priority"), bool(args.get("force")))
+        if kind == "coins":
+            amount = args.get("amount", args.get("content"))
+            try:
+                amount = int(amount)
+            except (TypeError, ValueError):
+                raise ValueError("coins needs an integer amount, got %r" % (amount,))
+            out = self.store.add_coins(amount)
+            out["relationship"] = affinity.describe(self.store.affection()["total_coins_spent"])
+            return out
+        if kind == "mood":
+            return self.store.set_affection({"mood": args.get("content", "")})
+        return self.store.write(kind, args)
+
+    def delete(self, kind, args):
+        if kind == "schedule":
+            return self.schedules.delete(args.get("content"))
+        return self.store.delete(kind, args)
+
+    def complete_schedule(self, content):
+        return self.schedules.complete(content)
+
+    # ---- upkeep ----
+
+    def stats(self):
+        out = {"device_id": self.device_id, "store": self.store.stats()}
+        nvs = out["store"].get("nvs")
+        if nvs:
+            out["nvs"] = nvs
+        out["pending_writes"] = self.store.pending()
+        out["flash_bytes_written"] = _flash_bytes_written()
+        if self.archive is not None:
+            out["archive"] = self.archive.stats()
+        out["keyed"] = self.keyed.count() if self.keyed else 0
+        out["clock"] = {"set": clock.is_set(), "now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}
+        return out
+
+
+def _flash_bytes_written():
+    """NVS bytes written since boot: the simulator counts them; a board has no such counter."""
+    import esp32
+
+    return esp32.nvs_flash().bytes_written if hasattr(esp32, "nvs_flash") else None

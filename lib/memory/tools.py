@@ -1,0 +1,66 @@
+# The MCP tools: `memory` for the model, `memory_sync` for the host companion (trusted links only).
+
+from memory import clock, mcp, tool_schema
+
+
+def _need(args, name):
+    value = args.get(name)
+    if value is None or value == "":
+        raise ValueError("%s is required for action %s" % (name, args.get("action")))
+    return value
+
+
+class MemoryTool(mcp.Tool):
+    name = "memory"
+    description = tool_schema.MEMORY_DESCRIPTION
+    input_schema = tool_schema.MEMORY_SCHEMA
+
+    def __init__(self, memory):
+        self.memory = memory  # a memory.service.MemoryService
+
+    def call(self, args, link):
+        m = self.memory
+        action = args["action"]
+        if action == "read":
+            return m.read(args.get("type"))
+        if action == "write":
+            return m.write(_need(args, "type"), args)
+        if action == "delete":
+            return m.delete(_need(args, "type"), args)
+        if action == "complete_schedule":
+            return m.complete_schedule(_need(args, "content"))
+        if action == "recall":
+            return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
+                            args.get("end_date"), args.get("limit"))
+        return m.search(_need(args, "keyword"), args.get("limit"))
+
+
+class SyncTool(mcp.Tool):
+    name = "memory_sync"
+    description = tool_schema.SYNC_DESCRIPTION
+    input_schema = tool_schema.SYNC_SCHEMA
+    annotations = {"audience": ["user"]}
+    user_only = True
+
+    def __init__(self, memory, sync):
+        self.memory = memory
+        self.sync = sync  # a memory.sync.Sync
+
+    def call(self, args, link):
+        action = args["action"]
+        if action == "apply":
+            return self.sync.apply(_need(args, "batch_id"), _need(args, "ops"))
+        if action == "import":
+            return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
+        if action == "export":
+            return self.sync.export(args.get("cursor"), args.get("limit") or 100)
+        if action == "stats":
+            return self.memory.stats()
+        unix = _need(args, "unix")
+        offset = args.get("utc_offset")
+        if not clock.is_set(unix):
+            raise ValueError("unix must be a time after 2024-01-01, got %d" % unix)
+        if offset is not None:
+            clock.set_utc_offset(offset)
+        clock.set_now(unix)
+        return {"now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}
