@@ -184,7 +184,5 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
     console.print(f"wrote {len(mippackage.mip_urls())} mip urls to {path}")
 
 
-from xzmem import (
-    cli_device,  # noqa: E402,F401  (registers the device, outbox and config commands)
-    cli_sim,  # noqa: E402,F401  (registers the simulator command)
-)
+# Command modules register themselves on `app`; imported last because they import it.
+from xzmem import cli_device, cli_sim  # noqa: E402,F401,I001
