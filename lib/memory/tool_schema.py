@@ -24,7 +24,8 @@ MEMORY_SCHEMA = {
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS), "description": "操作 / operation"},
         "type": {"type": "string", "enum": list(MEMORY_TYPES), "description": "记忆类型 / memory type"},
-        "content": {"type": "string", "description": "内容 / the text to remember"},
+        "content": {"type": ["string", "integer"], "description": "内容 / the text (or the age) to remember"},
+        "amount": {"type": "integer", "description": "coins 增加的金币数 / coins to add"},
         "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM"},
         "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},
         "priority": {"type": "integer", "minimum": 1, "maximum": 5, "description": "日程优先级 / priority"},
