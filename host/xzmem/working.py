@@ -64,17 +64,23 @@ class MemoryItem:
 
 
 class _Index:
-    """TF-IDF vectors (sublinear tf, smoothed idf, L2-normalised) with postings for fast cosine."""
+    """TF-IDF vectors with postings for fast cosine.
+
+    tf is sublinear (1 + ln tf); idf is the probabilistic ln((N - df + 0.5) / (df + 0.5) + 1), which
+    weighs rare words more than the smoothed ln((N + 1) / (df + 1)) + 1 does; vectors are L2-normalised,
+    so the score is a true cosine in [0, 1].
+    """
 
     def __init__(self, items: list[MemoryItem]):
         self.items = items
-        self.doc_terms = [set(terms(item.content)) for item in items]
-        counts = [Counter(terms(item.content)) for item in items]
+        tokenised = [terms(item.content) for item in items]
+        self.doc_terms = [set(t) for t in tokenised]
+        counts = [Counter(t) for t in tokenised]
         df = Counter()
         for c in counts:
             df.update(c.keys())
         n = len(items)
-        self.idf = {t: math.log((n + 1) / (d + 1)) + 1.0 for t, d in df.items()}
+        self.idf = {t: math.log((n - d + 0.5) / (d + 0.5) + 1.0) for t, d in df.items()}
         self.postings: dict[str, list[tuple[int, float]]] = {}
         for i, c in enumerate(counts):
             weights = {t: (1.0 + math.log(tf)) * self.idf[t] for t, tf in c.items()}
@@ -96,13 +102,17 @@ class _Index:
         return scores
 
 
-def keyword_score(query: str, query_terms: set[str], content: str, content_terms: set[str]) -> float:
-    """1.0 when the whole query appears in the text, else the share of query terms the text holds."""
+def keyword_score(
+    query: str, query_terms: set[str], content: str, content_terms: set[str], idf: dict[str, float]
+) -> float:
+    """1.0 when the whole query appears in the text, else the share of the query's terms the text
+    holds, each term counted by its idf (a shared rare word says more than a shared common one)."""
     if query.strip() and query.strip().lower() in content.lower():
         return 1.0
-    if not query_terms:
+    total = sum(idf.get(t, 0.0) for t in query_terms)
+    if total <= 0:
         return 0.0
-    return len(query_terms & content_terms) / len(query_terms)
+    return sum(idf.get(t, 0.0) for t in query_terms & content_terms) / total
 
 
 class WorkingMemory:
@@ -256,7 +266,7 @@ class WorkingMemory:
             if item.forgotten or (user_id is not None and item.user_id != user_id):
                 continue
             base = VECTOR_WEIGHT * cosines.get(i, 0.0) + KEYWORD_WEIGHT * keyword_score(
-                query, query_set, item.content, index.doc_terms[i]
+                query, query_set, item.content, index.doc_terms[i], index.idf
             )
             if base <= 0:
                 continue
