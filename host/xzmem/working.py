@@ -310,3 +310,18 @@ class WorkingMemory:
         now = self.clock()
         for record in records:
             self.add_item(MemoryItem.from_record(record), now)
+
+
+def relevance(query: str, documents: list[str]) -> list[float]:
+    """The hybrid base relevance (cosine * 0.7 + keyword * 0.3) of each document, without decay or
+    importance: used to pick which long-term memories a prompt should see."""
+    items = [MemoryItem(d, 0.5, 0.0) for d in documents]
+    index = _Index(items)
+    query_terms = terms(query)
+    query_set = set(query_terms)
+    cosines = index.cosines(query_terms)
+    return [
+        VECTOR_WEIGHT * cosines.get(i, 0.0)
+        + KEYWORD_WEIGHT * keyword_score(query, query_set, d, index.doc_terms[i], index.idf)
+        for i, d in enumerate(documents)
+    ]
