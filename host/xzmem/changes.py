@@ -212,11 +212,12 @@ async def detect_changes(
     assistant: str,
     now: float,
     cfg: ChangesConfig,
+    skip_llm: str | None = None,
 ) -> ChangeResult:
     """Ask the LLM for changes against the relevant memories, then plan them under the rules.
 
-    With the LLM off or failing, only the cleanup rules run; the error is in `errors`, the raw text
-    (when there is one) in `raw`.
+    With the LLM off, failing or skipped (`skip_llm` gives the reason, e.g. small talk), only the
+    cleanup rules run; an error is in `errors`, the raw text (when there is one) in `raw`.
     """
     shown = select_relevant(memories, user + "\n" + assistant, cfg.relevant_limit)
     system, prompt = render_prompt(user, assistant, shown, now)
@@ -226,6 +227,8 @@ async def detect_changes(
     skipped = None
     if not llm.enabled:
         skipped = "llm off"
+    elif skip_llm:
+        skipped = skip_llm
     else:
         try:
             raw, _ = await llm.chat(system, prompt)

@@ -1,10 +1,28 @@
 """The `xzmem` command line: parses, calls one function, renders with rich."""
 
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from xzmem import __version__
+from xzmem.config import Config, ConfigError, load_config
+from xzmem.conversation import ConversationError, load_conversation
+from xzmem.db import open_db
+from xzmem.llm import LLM_OFF_MESSAGE, LLMClient
+from xzmem.pipelines import ExchangeOutcome, Pipelines, ReflectOutcome
 
 app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True)
+console = Console()
+err_console = Console(stderr=True)
+ConfigOption = typer.Option(None, "--config", help="config file (default $XZMEM_CONFIG or ~/.config/xzmem/config.toml)")
 
 
 @app.callback()
@@ -16,3 +34,143 @@ def main() -> None:
 def version() -> None:
     """Print the xzmem version."""
     typer.echo(f"xzmem {__version__}")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err_console.print("[red]error:[/red] %s" % message, highlight=False)
+    raise typer.Exit(code)
+
+
+def _pipelines(config: Path | None) -> tuple[Config, Pipelines]:
+    try:
+        cfg = load_config(config)
+    except ConfigError as e:
+        _fail(str(e))
+    llm = LLMClient(cfg.llm)
+    if not llm.enabled:
+        err_console.print(LLM_OFF_MESSAGE, style="yellow", markup=False, highlight=False)
+    return cfg, Pipelines(cfg, open_db(cfg.data_path), llm)
+
+
+def _ops_table(title: str, ops: list[dict]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("op")
+    table.add_column("what")
+    for op in ops:
+        rest = {k: v for k, v in op.items() if k not in ("op",)}
+        table.add_row(op["op"], json.dumps(rest, ensure_ascii=False))
+    return table
+
+
+def _render_exchange(outcome: ExchangeOutcome) -> None:
+    sieve, changes = outcome.sieve, outcome.changes
+    if sieve.signals:
+        console.print("fast channel: " + ", ".join("%s「%s」" % (s.category, s.sentence) for s in sieve.signals), highlight=False)
+    if sieve.fast_ops:
+        console.print(_ops_table("device writes (fast channel)", sieve.fast_ops))
+    if sieve.skipped:
+        console.print("deep channel skipped: %s" % sieve.skipped)
+    if sieve.extracted:
+        table = Table(title="working memory (deep channel)", title_justify="left")
+        for col in ("category", "importance", "source", "content"):
+            table.add_column(col)
+        for item in sieve.extracted:
+            table.add_row(item.category, "%.2f" % item.importance, item.source, item.content)
+        console.print(table)
+    if changes.ops:
+        console.print(_ops_table("keyed memory changes", changes.ops))
+    for r in changes.refusals:
+        console.print("[yellow]refused[/yellow] %s %s: %s" % (r.action, r.key, r.reason), highlight=False)
+    for note in changes.notes:
+        console.print("note: %s" % note, highlight=False)
+    for e in sieve.errors + changes.errors:
+        err_console.print("[yellow]warning:[/yellow] %s" % e, highlight=False)
+    if not outcome.batches:
+        console.print("nothing to send to the device")
+    console.print("logged as extraction log entries %s" % ", ".join(map(str, outcome.log_ids)))
+
+
+def _exchange_json(outcome: ExchangeOutcome) -> dict:
+    sieve, changes = outcome.sieve, outcome.changes
+    return {
+        "signals": [asdict(s) for s in sieve.signals],
+        "fast_ops": sieve.fast_ops,
+        "working_memories": [m.to_record() for m in sieve.extracted],
+        "deep_skipped": sieve.skipped,
+        "fallback": sieve.fallback,
+        "changes": {
+            "ops": changes.ops,
+            "refusals": [asdict(r) for r in changes.refusals],
+            "notes": changes.notes,
+            "skipped": changes.skipped,
+            "shown_keys": changes.shown_keys,
+        },
+        "batches": [b.to_json() for b in outcome.batches],
+        "errors": sieve.errors + changes.errors,
+        "prompt_tokens": {"sieve": sieve.prompt_tokens, "changes": changes.prompt_tokens},
+        "log_ids": outcome.log_ids,
+    }
+
+
+@app.command()
+def sieve(
+    user: str = typer.Option(..., "--user", help="what the user said"),
+    assistant: str = typer.Option("", "--assistant", help="what the assistant answered"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Run the Memory Sieve and change detection on one exchange; print the memories and device ops."""
+    _, pipelines = _pipelines(config)
+    outcome = asyncio.run(pipelines.exchange(user, assistant))
+    if as_json:
+        sys.stdout.write(json.dumps(_exchange_json(outcome), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _render_exchange(outcome)
+
+
+def _reflect_json(outcome: ReflectOutcome) -> dict:
+    r = outcome.reflection
+    return {
+        "soul_state_code": r.soul_state_code,
+        "recalled_keys": r.recalled_keys,
+        "ops": r.ops,
+        "refusals": [asdict(x) for x in r.refusals],
+        "notes": r.notes,
+        "errors": r.errors,
+        "skipped": r.skipped,
+        "batches": [b.to_json() for b in outcome.batches],
+        "prompt_tokens": r.prompt_tokens,
+        "log_ids": outcome.log_ids,
+    }
+
+
+@app.command("reflect")
+def reflect_command(
+    conversation: Path = typer.Option(..., "--conversation", help="JSON messages or user:/assistant: lines"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Reflect on a finished conversation: useful memories, merges, new memories, soul state."""
+    try:
+        messages, recalled = load_conversation(conversation)
+    except ConversationError as e:
+        _fail(str(e))
+    _, pipelines = _pipelines(config)
+    outcome = asyncio.run(pipelines.reflect(messages, recalled))
+    r = outcome.reflection
+    if as_json:
+        sys.stdout.write(json.dumps(_reflect_json(outcome), ensure_ascii=False, indent=2) + "\n")
+        return
+    if r.soul_state_code:
+        console.print("soul_state_code: %s" % r.soul_state_code)
+    if r.ops:
+        console.print(_ops_table("device ops (reflection)", r.ops))
+    for x in r.refusals:
+        console.print("[yellow]refused[/yellow] %s: %s" % (x.what, x.reason), highlight=False)
+    for note in r.notes:
+        console.print("note: %s" % note, highlight=False)
+    for e in r.errors:
+        err_console.print("[yellow]warning:[/yellow] %s" % e, highlight=False)
+    if r.skipped:
+        console.print("reflection skipped: %s" % r.skipped)
+    console.print("logged as extraction log entry %s" % ", ".join(map(str, outcome.log_ids)))
