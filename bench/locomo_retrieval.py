@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 
 from rank_bm25 import BM25Okapi
-
 from xzmem.terms import terms
 from xzmem.working import WorkingMemory
 
@@ -30,7 +29,7 @@ def normalise_evidence(raw: list[str]) -> set[str]:
     found = set()
     for entry in raw:
         for m in _EVIDENCE.finditer(entry.replace("D:", "D")):
-            found.add("D%d:%d" % (int(m.group(1)), int(m.group(2))))
+            found.add(f"D{int(m.group(1))}:{int(m.group(2))}")
     return found
 
 
@@ -43,12 +42,12 @@ def load_turns(sample: dict) -> list[tuple[str, str, float]]:
     conv = sample["conversation"]
     turns = []
     n = 1
-    while "session_%d" % n in conv:
-        when = session_time(conv["session_%d_date_time" % n])
-        for turn in conv["session_%d" % n]:
-            text = "%s: %s" % (turn["speaker"], turn["text"])
+    while f"session_{n}" in conv:
+        when = session_time(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            text = "{}: {}".format(turn["speaker"], turn["text"])
             if turn.get("blip_caption"):
-                text += " [shared a photo of %s]" % turn["blip_caption"]
+                text += " [shared a photo of {}]".format(turn["blip_caption"])
             turns.append((turn["dia_id"].strip(), text, when))
         n += 1
     return turns
@@ -61,9 +60,9 @@ def hits(ranked: list[str], evidence: set[str]) -> dict[int, tuple[bool, float]]
 def summarise(rows: list[dict[int, tuple[bool, float]]]) -> dict:
     out = {}
     for k in KS:
-        out["recall@%d" % k] = round(sum(r[k][0] for r in rows) / len(rows), 4)
+        out[f"recall@{k}"] = round(sum(r[k][0] for r in rows) / len(rows), 4)
     for k in KS:
-        out["evidence_recall@%d" % k] = round(sum(r[k][1] for r in rows) / len(rows), 4)
+        out[f"evidence_recall@{k}"] = round(sum(r[k][1] for r in rows) / len(rows), 4)
     return out
 
 
@@ -135,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-prompt-budget", action="store_true", help="skip the prompt token measurement")
     args = parser.parse_args(argv)
     if not args.data.exists():
-        sys.exit("LoCoMo data not found at %s (use --data)" % args.data)
+        sys.exit(f"LoCoMo data not found at {args.data} (use --data)")
     result = run(args.data, args.decay_factor, args.samples)
     print(json.dumps(result, ensure_ascii=False, indent=2))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
@@ -69,14 +69,14 @@ class ChangeResult:
 def keep_reason(memory: KeyedMemory, now: float) -> str | None:
     """Why `memory` must not be deleted (seed 000's keep rules), or None."""
     if memory.importance >= KEEP_IMPORTANCE:
-        return "importance %d >= %d is always kept" % (memory.importance, KEEP_IMPORTANCE)
+        return f"importance {memory.importance} >= {KEEP_IMPORTANCE} is always kept"
     if memory.trigger_count >= KEEP_TRIGGERS:
-        return "trigger_count %d >= %d is always kept" % (memory.trigger_count, KEEP_TRIGGERS)
+        return f"trigger_count {memory.trigger_count} >= {KEEP_TRIGGERS} is always kept"
     if now - memory.created_at < KEEP_NEW_DAYS * DAY:
-        return "created %.1f days ago, memories younger than %d days are kept" % (
-            (now - memory.created_at) / DAY, KEEP_NEW_DAYS)
+        age_days = (now - memory.created_at) / DAY
+        return f"created {age_days:.1f} days ago, memories younger than {KEEP_NEW_DAYS} days are kept"
     if memory.category in CORE_CATEGORIES:
-        return "category %s is core and is kept (update it instead)" % memory.category
+        return f"category {memory.category} is core and is kept (update it instead)"
     return None
 
 
@@ -90,9 +90,9 @@ def cleanup_candidates(memories: list[KeyedMemory], now: float) -> list[tuple[Ke
     for m in memories:
         idle_days = (now - m.last_triggered) / DAY
         if m.trigger_count < 2 and idle_days > 30:
-            found[m.key] = (m, "triggered %d time(s), idle %.0f days (> 30)" % (m.trigger_count, idle_days))
+            found[m.key] = (m, f"triggered {m.trigger_count} time(s), idle {idle_days:.0f} days (> 30)")
         elif m.importance < 5 and idle_days > 90:
-            found[m.key] = (m, "importance %d < 5, idle %.0f days (> 90)" % (m.importance, idle_days))
+            found[m.key] = (m, f"importance {m.importance} < 5, idle {idle_days:.0f} days (> 90)")
     groups: dict[str, list[KeyedMemory]] = {}
     for m in memories:
         groups.setdefault(_normalised(m.payload), []).append(m)
@@ -102,7 +102,7 @@ def cleanup_candidates(memories: list[KeyedMemory], now: float) -> list[tuple[Ke
         ranked = sorted(group, key=lambda m: (m.importance, m.trigger_count, m.updated_at))
         survivor = ranked[-1]
         for m in ranked[:-1]:
-            found.setdefault(m.key, (m, "duplicate of %s with lower importance" % survivor.key))
+            found.setdefault(m.key, (m, f"duplicate of {survivor.key} with lower importance"))
     return list(found.values())
 
 
@@ -117,7 +117,7 @@ def select_relevant(memories: list[KeyedMemory], text: str, limit: int) -> list[
 
 def render_prompt(user: str, assistant: str, shown: list[KeyedMemory], now: float) -> tuple[str, str]:
     shown_json = json.dumps([m.to_prompt() for m in shown], ensure_ascii=False, separators=(",", ":"))
-    when = datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds")
+    when = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds")
     return load_prompt("changes").render(now=when, memories=shown_json, user=user, assistant=assistant)
 
 
@@ -129,7 +129,7 @@ def _items_of(value) -> list:
         lists = [v for v in value.values() if isinstance(v, list)]
         if len(lists) == 1:
             return lists[0]
-    raise ValueError("expected a JSON array of changes, got %s" % type(value).__name__)
+    raise ValueError(f"expected a JSON array of changes, got {type(value).__name__}")
 
 
 def plan_changes(
@@ -146,12 +146,12 @@ def plan_changes(
             item = ChangeItem.model_validate(raw_item)
         except ValidationError as e:
             key = raw_item.get("key", "?") if isinstance(raw_item, dict) else "?"
-            result.refusals.append(Refusal(str(key), "?", "item %d does not match the schema: %s" % (n, describe_validation_error(e))))
+            result.refusals.append(Refusal(str(key), "?", f"item {n} does not match the schema: {describe_validation_error(e)}"))
             continue
         if item.action == "del":
             target = current.get(item.key)
             if target is None:
-                result.refusals.append(Refusal(item.key, "del", "no memory with key %s" % item.key))
+                result.refusals.append(Refusal(item.key, "del", f"no memory with key {item.key}"))
                 continue
             reason = keep_reason(target, now)
             if reason:
@@ -162,24 +162,24 @@ def plan_changes(
             continue
         missing = [f for f in ("category", "payload", "importance", "source") if getattr(item, f) in (None, "")]
         if missing:
-            result.refusals.append(Refusal(item.key, "add", "add needs %s" % ", ".join(missing)))
+            result.refusals.append(Refusal(item.key, "add", "add needs {}".format(", ".join(missing))))
             continue
         category = normalise_category(item.category)
         if category is None:
-            result.refusals.append(Refusal(item.key, "add", "unknown category %r" % item.category))
+            result.refusals.append(Refusal(item.key, "add", f"unknown category {item.category!r}"))
             continue
         if not 1 <= item.importance <= 10:
-            result.refusals.append(Refusal(item.key, "add", "importance must be 1-10, got %d" % item.importance))
+            result.refusals.append(Refusal(item.key, "add", f"importance must be 1-10, got {item.importance}"))
             continue
         source = SOURCE_NAMES.get(item.source.strip().lower())
         if source is None:
-            result.refusals.append(Refusal(item.key, "add", "unknown source %r" % item.source))
+            result.refusals.append(Refusal(item.key, "add", f"unknown source {item.source!r}"))
             continue
         existing = current.get(item.key) if item.key in shown_keys else None
         if existing is None and _normalised(item.payload) in by_payload:
             existing = current.get(by_payload[_normalised(item.payload)])
             if existing is not None:
-                result.notes.append("%s repeats %s word for word: counted as an update" % (item.key, existing.key))
+                result.notes.append(f"{item.key} repeats {existing.key} word for word: counted as an update")
         if existing is not None:
             key, trigger_count, created_at = existing.key, existing.trigger_count + 1, existing.created_at
         else:
@@ -187,11 +187,11 @@ def plan_changes(
             while key in current:
                 key = opslib.new_key()
             if item.key != key:
-                result.notes.append("new memory %s stored as %s" % (item.key, key))
+                result.notes.append(f"new memory {item.key} stored as {key}")
             trigger_count, created_at = 1, now
         built = opslib.put_mem(key, category, item.payload.strip(), item.importance, source, item.tags,
                                trigger_count, created_at, now, now)
-        result.notes.extend("%s: %s" % (key, note) for note in built.notes)
+        result.notes.extend(f"{key}: {note}" for note in built.notes)
         result.ops.append(built.op)
         current[key] = KeyedMemory.from_op(built.op)
         by_payload[_normalised(built.op["payload"])] = key
@@ -200,7 +200,7 @@ def plan_changes(
         for memory, rule in cleanup_candidates([m for k, m in current.items() if k not in touched], now):
             if keep_reason(memory, now) is None:
                 result.ops.append(opslib.del_mem(memory.key))
-                result.notes.append("cleanup deleted %s: %s" % (memory.key, rule))
+                result.notes.append(f"cleanup deleted {memory.key}: {rule}")
                 del current[memory.key]
     return result
 
@@ -237,7 +237,7 @@ async def detect_changes(
             raw = e.raw
             errors.append(str(e))
         except ValueError as e:
-            errors.append("LLM output is not a change list: %s" % e)
+            errors.append(f"LLM output is not a change list: {e}")
     result = plan_changes(items, memories, {m.key for m in shown}, now, cfg)
     result.raw, result.parsed, result.skipped = raw, items, skipped
     result.errors = errors + result.errors

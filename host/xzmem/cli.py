@@ -7,6 +7,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -22,7 +23,9 @@ from xzmem.pipelines import ExchangeOutcome, Pipelines, ReflectOutcome
 app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True)
 console = Console()
 err_console = Console(stderr=True)
-ConfigOption = typer.Option(None, "--config", help="config file (default $XZMEM_CONFIG or ~/.config/xzmem/config.toml)")
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="config file (default $XZMEM_CONFIG or ~/.config/xzmem/config.toml)")
+]
 
 
 @app.callback()
@@ -37,7 +40,7 @@ def version() -> None:
 
 
 def _fail(message: str, code: int = 1) -> None:
-    err_console.print("[red]error:[/red] %s" % message, highlight=False)
+    err_console.print(f"[red]error:[/red] {message}", highlight=False)
     raise typer.Exit(code)
 
 
@@ -65,29 +68,29 @@ def _ops_table(title: str, ops: list[dict]) -> Table:
 def _render_exchange(outcome: ExchangeOutcome) -> None:
     sieve, changes = outcome.sieve, outcome.changes
     if sieve.signals:
-        console.print("fast channel: " + ", ".join("%s「%s」" % (s.category, s.sentence) for s in sieve.signals), highlight=False)
+        console.print("fast channel: " + ", ".join(f"{s.category}「{s.sentence}」" for s in sieve.signals), highlight=False)
     if sieve.fast_ops:
         console.print(_ops_table("device writes (fast channel)", sieve.fast_ops))
     if sieve.skipped:
-        console.print("deep channel skipped: %s" % sieve.skipped)
+        console.print(f"deep channel skipped: {sieve.skipped}")
     if sieve.extracted:
         table = Table(title="working memory (deep channel)", title_justify="left")
         for col in ("category", "importance", "source", "content"):
             table.add_column(col)
         for item in sieve.extracted:
-            table.add_row(item.category, "%.2f" % item.importance, item.source, item.content)
+            table.add_row(item.category, f"{item.importance:.2f}", item.source, item.content)
         console.print(table)
     if changes.ops:
         console.print(_ops_table("keyed memory changes", changes.ops))
     for r in changes.refusals:
-        console.print("[yellow]refused[/yellow] %s %s: %s" % (r.action, r.key, r.reason), highlight=False)
+        console.print(f"[yellow]refused[/yellow] {r.action} {r.key}: {r.reason}", highlight=False)
     for note in changes.notes:
-        console.print("note: %s" % note, highlight=False)
+        console.print(f"note: {note}", highlight=False)
     for e in sieve.errors + changes.errors:
-        err_console.print("[yellow]warning:[/yellow] %s" % e, highlight=False)
+        err_console.print(f"[yellow]warning:[/yellow] {e}", highlight=False)
     if not outcome.batches:
         console.print("nothing to send to the device")
-    console.print("logged as extraction log entries %s" % ", ".join(map(str, outcome.log_ids)))
+    console.print("logged as extraction log entries {}".format(", ".join(map(str, outcome.log_ids))))
 
 
 def _exchange_json(outcome: ExchangeOutcome) -> dict:
@@ -114,10 +117,10 @@ def _exchange_json(outcome: ExchangeOutcome) -> dict:
 
 @app.command()
 def sieve(
-    user: str = typer.Option(..., "--user", help="what the user said"),
-    assistant: str = typer.Option("", "--assistant", help="what the assistant answered"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-    config: Path | None = ConfigOption,
+    user: Annotated[str, typer.Option("--user", help="what the user said")],
+    assistant: Annotated[str, typer.Option("--assistant", help="what the assistant answered")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Run the Memory Sieve and change detection on one exchange; print the memories and device ops."""
     _, pipelines = _pipelines(config)
@@ -146,9 +149,9 @@ def _reflect_json(outcome: ReflectOutcome) -> dict:
 
 @app.command("reflect")
 def reflect_command(
-    conversation: Path = typer.Option(..., "--conversation", help="JSON messages or user:/assistant: lines"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-    config: Path | None = ConfigOption,
+    conversation: Annotated[Path, typer.Option("--conversation", help="JSON messages or user:/assistant: lines")],
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Reflect on a finished conversation: useful memories, merges, new memories, soul state."""
     try:
@@ -162,15 +165,15 @@ def reflect_command(
         sys.stdout.write(json.dumps(_reflect_json(outcome), ensure_ascii=False, indent=2) + "\n")
         return
     if r.soul_state_code:
-        console.print("soul_state_code: %s" % r.soul_state_code)
+        console.print(f"soul_state_code: {r.soul_state_code}")
     if r.ops:
         console.print(_ops_table("device ops (reflection)", r.ops))
     for x in r.refusals:
-        console.print("[yellow]refused[/yellow] %s: %s" % (x.what, x.reason), highlight=False)
+        console.print(f"[yellow]refused[/yellow] {x.what}: {x.reason}", highlight=False)
     for note in r.notes:
-        console.print("note: %s" % note, highlight=False)
+        console.print(f"note: {note}", highlight=False)
     for e in r.errors:
-        err_console.print("[yellow]warning:[/yellow] %s" % e, highlight=False)
+        err_console.print(f"[yellow]warning:[/yellow] {e}", highlight=False)
     if r.skipped:
-        console.print("reflection skipped: %s" % r.skipped)
-    console.print("logged as extraction log entry %s" % ", ".join(map(str, outcome.log_ids)))
+        console.print(f"reflection skipped: {r.skipped}")
+    console.print("logged as extraction log entry {}".format(", ".join(map(str, outcome.log_ids))))

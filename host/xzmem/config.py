@@ -82,7 +82,7 @@ def _fill(section_obj, values: Mapping, section: str, path: str) -> None:
     known = {f.name: f for f in fields(section_obj)}
     for name, value in values.items():
         if name not in known:
-            raise ConfigError("%s: unknown key [%s] %s" % (path, section, name))
+            raise ConfigError(f"{path}: unknown key [{section}] {name}")
         current = getattr(section_obj, name)
         try:
             if isinstance(current, bool):
@@ -94,7 +94,7 @@ def _fill(section_obj, values: Mapping, section: str, path: str) -> None:
             else:
                 value = str(value)
         except (TypeError, ValueError):
-            raise ConfigError("%s: [%s] %s must be a %s, got %r" % (path, section, name, type(current).__name__, value)) from None
+            raise ConfigError(f"{path}: [{section}] {name} must be a {type(current).__name__}, got {value!r}") from None
         setattr(section_obj, name, value)
 
 
@@ -109,11 +109,11 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as e:
-            raise ConfigError("%s: %s" % (path, e)) from None
+            raise ConfigError(f"{path}: {e}") from None
         for section, values in data.items():
             target = getattr(cfg, section, None)
             if section == "source" or target is None or not isinstance(values, dict):
-                raise ConfigError("%s: unknown section [%s]" % (path, section))
+                raise ConfigError(f"{path}: unknown section [{section}]")
             _fill(target, values, section, str(path))
     for var, attr in (("XZMEM_LLM_BASE_URL", "base_url"), ("XZMEM_LLM_API_KEY", "api_key"), ("XZMEM_LLM_MODEL", "model")):
         if env.get(var):

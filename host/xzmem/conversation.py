@@ -21,7 +21,7 @@ def load_conversation(path: Path) -> tuple[list[dict], list[str] | None]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConversationError("%s: %s" % (path, e.strerror)) from None
+        raise ConversationError(f"{path}: {e.strerror}") from None
     recalled = None
     try:
         data = json.loads(text)
@@ -32,11 +32,11 @@ def load_conversation(path: Path) -> tuple[list[dict], list[str] | None]:
             recalled = data.get("recalled")
             data = data.get("messages")
         if not isinstance(data, list):
-            raise ConversationError("%s: expected a list of messages or {\"messages\": [...]}" % path)
+            raise ConversationError(f"{path}: expected a list of messages or {{\"messages\": [...]}}")
         messages = []
         for n, m in enumerate(data):
             if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str):
-                raise ConversationError("%s: message %d needs role user|assistant and a content string, got %r" % (path, n, m))
+                raise ConversationError(f"{path}: message {n} needs role user|assistant and a content string, got {m!r}")
             messages.append({"role": m["role"], "content": m["content"]})
     else:
         messages = []
@@ -47,7 +47,7 @@ def load_conversation(path: Path) -> tuple[list[dict], list[str] | None]:
             elif line.strip() and messages:
                 messages[-1]["content"] += "\n" + line.strip()
     if not messages:
-        raise ConversationError("%s: no messages found" % path)
+        raise ConversationError(f"{path}: no messages found")
     if recalled is not None and not (isinstance(recalled, list) and all(isinstance(k, str) for k in recalled)):
-        raise ConversationError("%s: recalled must be a list of memory keys" % path)
+        raise ConversationError(f"{path}: recalled must be a list of memory keys")
     return messages, recalled

@@ -170,7 +170,7 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
         return None
     if not m and (hour, minute) < (now.hour, now.minute):
         day = day + timedelta(days=1)
-    return "%s %02d:%02d" % (day.isoformat(), hour, minute), repeat
+    return f"{day.isoformat()} {hour:02d}:{minute:02d}", repeat
 
 
 def _todo_content(sentence: str) -> str:
@@ -220,7 +220,7 @@ def _family_write(m: re.Match) -> dict:
         relation, name = _FAMILY_ZH.get(m.group(1), m.group(1)), m.group(2)
     else:
         relation, name = m.group(3).lower(), m.group(4)
-    return opslib.write("family", "%s %s" % (relation, name), relation=relation, name=name, closeness=3)
+    return opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3)
 
 
 def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict]]:

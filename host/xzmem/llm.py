@@ -95,7 +95,7 @@ def describe_validation_error(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        parts.append("%s: %s (got %r)" % (where, item["msg"], item.get("input")))
+        parts.append("{}: {} (got {!r})".format(where, item["msg"], item.get("input")))
     return "; ".join(parts)
 
 
@@ -131,13 +131,13 @@ class LLMClient:
                 max_tokens=max_tokens or self.cfg.max_tokens,
             )
         except openai.APITimeoutError:
-            raise LLMError("LLM timed out after %.1f s (%d retries)" % (self.cfg.timeout, self.cfg.max_retries)) from None
+            raise LLMError(f"LLM timed out after {self.cfg.timeout:.1f} s ({self.cfg.max_retries} retries)") from None
         except openai.APIStatusError as e:
-            raise LLMError("LLM answered HTTP %d: %s" % (e.status_code, str(e)[:200]), raw=_body_text(e)) from None
+            raise LLMError(f"LLM answered HTTP {e.status_code}: {str(e)[:200]}", raw=_body_text(e)) from None
         except openai.APIConnectionError as e:
-            raise LLMError("cannot reach the LLM at %s: %s" % (self.cfg.base_url or "the default URL", e)) from None
+            raise LLMError("cannot reach the LLM at {}: {}".format(self.cfg.base_url or "the default URL", e)) from None
         except openai.APIResponseValidationError as e:
-            raise LLMError("LLM sent a malformed response: %s" % e) from None
+            raise LLMError(f"LLM sent a malformed response: {e}") from None
         if not response.choices:
             raise LLMError("LLM answered with no choices")
         text = response.choices[0].message.content or ""
@@ -155,11 +155,11 @@ def parse_reply(raw: str, schema: Any) -> Any:
     try:
         value = extract_json(raw)
     except ValueError as e:
-        raise LLMError("LLM output is not JSON: %s" % e, raw=raw) from None
+        raise LLMError(f"LLM output is not JSON: {e}", raw=raw) from None
     try:
         return TypeAdapter(schema).validate_python(value)
     except ValidationError as e:
-        raise LLMError("LLM output does not match its schema: %s" % describe_validation_error(e), raw=raw) from None
+        raise LLMError(f"LLM output does not match its schema: {describe_validation_error(e)}", raw=raw) from None
 
 
 def _body_text(error: openai.APIStatusError) -> str | None:

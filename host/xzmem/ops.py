@@ -39,7 +39,7 @@ def new_key() -> str:
 
 def new_batch_id(stage: str) -> str:
     """A batch id unique enough for the device's replay window: stage, time, random suffix."""
-    return "%s-%d-%s" % (stage[:20], int(time.time() * 1000), secrets.token_hex(4))
+    return f"{stage[:20]}-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
 
 
 @dataclass
@@ -76,28 +76,28 @@ def put_mem(
     """A `put_mem` op with every field inside the device's limits; cuts are reported in notes."""
     notes = []
     if not KEY_RE.match(key):
-        raise ValueError("key must be mem_ + 1-12 of [a-z0-9_], got %r" % key)
+        raise ValueError(f"key must be mem_ + 1-12 of [a-z0-9_], got {key!r}")
     if source not in SOURCES:
-        raise ValueError("source must be one of %s, got %r" % ("|".join(SOURCES), source))
+        raise ValueError("source must be one of {}, got {!r}".format("|".join(SOURCES), source))
     if not 1 <= int(importance) <= 10:
-        raise ValueError("importance must be 1-10, got %r" % importance)
+        raise ValueError(f"importance must be 1-10, got {importance!r}")
     category, cut = cut_utf8(category, CATEGORY_MAX_BYTES)
     if cut:
-        notes.append("category cut to %d bytes" % CATEGORY_MAX_BYTES)
+        notes.append(f"category cut to {CATEGORY_MAX_BYTES} bytes")
     payload, cut = cut_utf8(payload, PAYLOAD_MAX_BYTES)
     if cut:
-        notes.append("payload cut to %d bytes on a character boundary" % PAYLOAD_MAX_BYTES)
+        notes.append(f"payload cut to {PAYLOAD_MAX_BYTES} bytes on a character boundary")
     clean_tags = []
     for tag in tags:
         tag = tag.strip()
         if not tag or tag in clean_tags:
             continue
         if len(clean_tags) == MAX_TAGS:
-            notes.append("tags beyond %d dropped" % MAX_TAGS)
+            notes.append(f"tags beyond {MAX_TAGS} dropped")
             break
         tag, cut = cut_utf8(tag, TAG_MAX_BYTES)
         if cut:
-            notes.append("tag cut to %d bytes" % TAG_MAX_BYTES)
+            notes.append(f"tag cut to {TAG_MAX_BYTES} bytes")
         clean_tags.append(tag)
     op = {
         "op": "put_mem",
@@ -117,14 +117,14 @@ def put_mem(
 
 def del_mem(key: str) -> dict:
     if not KEY_RE.match(key):
-        raise ValueError("key must be mem_ + 1-12 of [a-z0-9_], got %r" % key)
+        raise ValueError(f"key must be mem_ + 1-12 of [a-z0-9_], got {key!r}")
     return {"op": "del_mem", "key": key}
 
 
 def write(type_: str, content: str, **fields) -> dict:
     """A `write` op with the `memory` tool's fields (schedule: datetime, repeat, priority)."""
     if type_ not in WRITE_TYPES:
-        raise ValueError("type must be one of %s, got %r" % ("|".join(WRITE_TYPES), type_))
+        raise ValueError("type must be one of {}, got {!r}".format("|".join(WRITE_TYPES), type_))
     op = {"op": "write", "type": type_, "content": content}
     op.update({k: v for k, v in fields.items() if v is not None})
     validate_op(op)
@@ -144,51 +144,51 @@ def validate_op(op: dict) -> None:
     kind = op.get("op")
     if kind == "write":
         if op.get("type") not in WRITE_TYPES:
-            raise ValueError("write.type must be a memory type, got %r" % op.get("type"))
+            raise ValueError("write.type must be a memory type, got {!r}".format(op.get("type")))
         if op["type"] == "family":
             if not op.get("relation") or not op.get("name"):
-                raise ValueError("write family needs relation and name, got %r" % op)
+                raise ValueError(f"write family needs relation and name, got {op!r}")
         elif not isinstance(op.get("content"), str) or not op["content"].strip():
-            raise ValueError("write.content must be a non-empty string, got %r" % op.get("content"))
+            raise ValueError("write.content must be a non-empty string, got {!r}".format(op.get("content")))
         if op["type"] == "schedule":
             if not DATETIME_RE.match(op.get("datetime", "")):
-                raise ValueError("schedule datetime must be YYYY-MM-DD HH:MM, got %r" % op.get("datetime"))
+                raise ValueError("schedule datetime must be YYYY-MM-DD HH:MM, got {!r}".format(op.get("datetime")))
             if op.get("repeat", "none") not in REPEATS:
-                raise ValueError("schedule repeat must be none|daily|weekly|monthly, got %r" % op.get("repeat"))
+                raise ValueError("schedule repeat must be none|daily|weekly|monthly, got {!r}".format(op.get("repeat")))
             if not 1 <= int(op.get("priority", 3)) <= 5:
-                raise ValueError("schedule priority must be 1-5, got %r" % op.get("priority"))
+                raise ValueError("schedule priority must be 1-5, got {!r}".format(op.get("priority")))
     elif kind == "delete":
         if op.get("type") not in WRITE_TYPES:
-            raise ValueError("delete.type must be a memory type, got %r" % op.get("type"))
+            raise ValueError("delete.type must be a memory type, got {!r}".format(op.get("type")))
     elif kind == "put_mem":
         for name in ("key", "category", "payload", "importance", "source", "tags", "trigger_count",
                      "created_at", "updated_at", "last_triggered"):
             if name not in op:
-                raise ValueError("put_mem.%s is missing" % name)
+                raise ValueError(f"put_mem.{name} is missing")
         if not KEY_RE.match(op["key"]):
-            raise ValueError("put_mem.key must be mem_ + 1-12 of [a-z0-9_], got %r" % op["key"])
+            raise ValueError("put_mem.key must be mem_ + 1-12 of [a-z0-9_], got {!r}".format(op["key"]))
         if len(op["payload"].encode("utf-8")) > PAYLOAD_MAX_BYTES:
-            raise ValueError("put_mem.payload must be <= %d bytes" % PAYLOAD_MAX_BYTES)
+            raise ValueError(f"put_mem.payload must be <= {PAYLOAD_MAX_BYTES} bytes")
         if not 1 <= op["importance"] <= 10:
-            raise ValueError("put_mem.importance must be 1-10, got %r" % op["importance"])
+            raise ValueError("put_mem.importance must be 1-10, got {!r}".format(op["importance"]))
         if op["source"] not in SOURCES:
-            raise ValueError("put_mem.source must be one of %s, got %r" % ("|".join(SOURCES), op["source"]))
+            raise ValueError("put_mem.source must be one of {}, got {!r}".format("|".join(SOURCES), op["source"]))
         if len(op["tags"]) > MAX_TAGS or any(len(t.encode("utf-8")) > TAG_MAX_BYTES for t in op["tags"]):
-            raise ValueError("put_mem.tags must be <= %d tags of <= %d bytes, got %r" % (MAX_TAGS, TAG_MAX_BYTES, op["tags"]))
+            raise ValueError(f"put_mem.tags must be <= {MAX_TAGS} tags of <= {TAG_MAX_BYTES} bytes, got {op['tags']!r}")
     elif kind == "del_mem":
         if not KEY_RE.match(op.get("key", "")):
-            raise ValueError("del_mem.key must be mem_ + 1-12 of [a-z0-9_], got %r" % op.get("key"))
+            raise ValueError("del_mem.key must be mem_ + 1-12 of [a-z0-9_], got {!r}".format(op.get("key")))
     elif kind == "coins":
         if not isinstance(op.get("amount"), int):
-            raise ValueError("coins.amount must be an integer, got %r" % op.get("amount"))
+            raise ValueError("coins.amount must be an integer, got {!r}".format(op.get("amount")))
     elif kind == "mood":
         if not isinstance(op.get("mood"), str) or len(op["mood"].encode("utf-8")) > MOOD_MAX_BYTES:
-            raise ValueError("mood.mood must be a string of <= %d bytes, got %r" % (MOOD_MAX_BYTES, op.get("mood")))
+            raise ValueError(f"mood.mood must be a string of <= {MOOD_MAX_BYTES} bytes, got {op.get('mood')!r}")
         code = op.get("soul_state_code")
         if code is not None and not (isinstance(code, int) and 0 <= code <= 15):
-            raise ValueError("mood.soul_state_code must be 0-15, got %r" % code)
+            raise ValueError(f"mood.soul_state_code must be 0-15, got {code!r}")
     else:
-        raise ValueError("op must be write|delete|put_mem|del_mem|coins|mood, got %r" % kind)
+        raise ValueError(f"op must be write|delete|put_mem|del_mem|coins|mood, got {kind!r}")
 
 
 def make_batches(stage: str, ops: list[dict]) -> list[Batch]:

@@ -17,7 +17,15 @@ from xzmem.config import Config
 from xzmem.extraction_log import ExtractionLog
 from xzmem.llm import LLMClient
 from xzmem.ops import Batch, make_batches
-from xzmem.profile import PROFILE_KEY, ProfileResult, ProfileStore, format_profile, profile_op, synthesize, touches_profile_inputs
+from xzmem.profile import (
+    PROFILE_KEY,
+    ProfileResult,
+    ProfileStore,
+    format_profile,
+    profile_op,
+    synthesize,
+    touches_profile_inputs,
+)
 from xzmem.reflect import ReflectResult, reflect
 from xzmem.sieve import SieveResult, is_small_talk_exchange, run_sieve
 from xzmem.state import KeyedMirror, MemorySource, WorkingSnapshot
@@ -133,7 +141,7 @@ class Pipelines:
                 "changes", dict(exchange_input, shown_keys=changes.shown_keys), changes.raw,
                 {"items": changes.parsed, "ops": changes.ops, "notes": changes.notes,
                  "refusals": [asdict(r) for r in changes.refusals], "skipped": changes.skipped},
-                changes.errors + ["refused %s %s: %s" % (r.action, r.key, r.reason) for r in changes.refusals],
+                changes.errors + [f"refused {r.action} {r.key}: {r.reason}" for r in changes.refusals],
                 [b.batch_id for b in change_batches], changes.prompt_tokens,
             ),
         ]
@@ -147,7 +155,7 @@ class Pipelines:
             "reflect", {"messages": messages, "recalled": result.recalled_keys, "now": now}, result.raw,
             {"output": result.parsed, "ops": result.ops, "notes": result.notes,
              "refusals": [asdict(r) for r in result.refusals], "skipped": result.skipped},
-            result.errors + ["refused %s: %s" % (r.what, r.reason) for r in result.refusals],
+            result.errors + [f"refused {r.what}: {r.reason}" for r in result.refusals],
             [b.batch_id for b in batches], result.prompt_tokens,
         )
         return ReflectOutcome(result, batches, [log_id])

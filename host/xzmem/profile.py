@@ -96,12 +96,12 @@ class ProfileStore:
     def set_manual(self, name: str, value) -> None:
         """A hand edit of one field; list fields take a list of strings, the others a string."""
         if name not in FIELDS:
-            raise ValueError("profile field must be one of %s, got %r" % ("|".join(FIELDS), name))
+            raise ValueError("profile field must be one of {}, got {!r}".format("|".join(FIELDS), name))
         if name in LIST_FIELDS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ValueError("profile field %s must be a list of strings, got %r" % (name, value))
+                raise ValueError(f"profile field {name} must be a list of strings, got {value!r}")
         elif not isinstance(value, str):
-            raise ValueError("profile field %s must be a string, got %r" % (name, value))
+            raise ValueError(f"profile field {name} must be a string, got {value!r}")
         manual = self.get().manual
         manual[name] = value
         self.conn.execute("UPDATE profile SET manual = ? WHERE id = 1", (json.dumps(manual, ensure_ascii=False),))
@@ -176,7 +176,7 @@ async def synthesize(llm: LLMClient, memories: list[KeyedMemory], now: float) ->
         return ProfileResult(skipped="no core memories")
     if not llm.enabled:
         return ProfileResult(skipped="llm off")
-    listing = "\n".join("- %s: %s" % (m.category, m.payload) for m in core)
+    listing = "\n".join(f"- {m.category}: {m.payload}" for m in core)
     system, prompt = load_prompt("profile").render(memories=listing)
     result = ProfileResult(prompt_tokens=estimate_tokens(system) + estimate_tokens(prompt))
     try:

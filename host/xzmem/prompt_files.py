@@ -21,14 +21,14 @@ class Prompt:
         """Fill `{name}` placeholders in the user part (plain replace: the JSON braces stay as they are)."""
         user = self.user
         for key, value in values.items():
-            user = user.replace("{%s}" % key, value)
+            user = user.replace(f"{{{key}}}", value)
         return self.system, user
 
 
 @cache
 def load_prompt(name: str) -> Prompt:
-    text = (PROMPT_DIR / ("%s.md" % name)).read_text(encoding="utf-8")
+    text = (PROMPT_DIR / (f"{name}.md")).read_text(encoding="utf-8")
     if _SYSTEM not in text or _USER not in text:
-        raise ValueError("prompt %s must have %s and %s parts" % (name, _SYSTEM, _USER))
+        raise ValueError(f"prompt {name} must have {_SYSTEM} and {_USER} parts")
     system, user = text.split(_SYSTEM, 1)[1].split(_USER, 1)
     return Prompt(name, system.strip(), user.strip())

@@ -85,7 +85,7 @@ class ReflectResult:
 
 def format_conversation(messages: list[dict]) -> str:
     names = {"user": "用户", "assistant": "助手"}
-    return "\n".join("%s：%s" % (names.get(m["role"], m["role"]), m["content"]) for m in messages)
+    return "\n".join("{}：{}".format(names.get(m["role"], m["role"]), m["content"]) for m in messages)
 
 
 def recall_for(messages: list[dict], memories: list[KeyedMemory], limit: int = RECALL_LIMIT) -> list[KeyedMemory]:
@@ -112,7 +112,7 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
     for kind in TYPE_ORDER:
         for n, memory in enumerate(getattr(feedback.new_memories, kind)):
             if _QUESTION.search(memory.judgment):
-                result.refusals.append(Refusal("new_memories.%s.%d" % (kind, n), "judgment is a question, not a statement: %r" % memory.judgment))
+                result.refusals.append(Refusal(f"new_memories.{kind}.{n}", f"judgment is a question, not a statement: {memory.judgment!r}"))
             else:
                 candidates.append((kind, memory))
 
@@ -123,7 +123,7 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
             if key in known:
                 members.append(known[key])
             else:
-                result.refusals.append(Refusal("merge_groups.%d" % g, "no memory with id %s" % key))
+                result.refusals.append(Refusal(f"merge_groups.{g}", f"no memory with id {key}"))
         if members:
             groups.append(members)
     if groups and not candidates:
@@ -147,17 +147,17 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
             sum(m.trigger_count for m in members), min(m.created_at for m in members), now, now,
         )
         result.ops.append(built.op)
-        result.notes.extend("%s: %s" % (target.key, n) for n in built.notes)
+        result.notes.extend(f"{target.key}: {n}" for n in built.notes)
         for m in members[1:]:
             if m.key not in merged_keys:
                 result.ops.append(opslib.del_mem(m.key))
-                result.notes.append("%s merged into %s" % (m.key, target.key))
+                result.notes.append(f"{m.key} merged into {target.key}")
         merged_keys.update(m.key for m in members)
         used.add(best)
 
     for key in dict.fromkeys(feedback.useful_memory_ids):
         if key not in known:
-            result.refusals.append(Refusal("useful_memory_ids", "no memory with id %s" % key))
+            result.refusals.append(Refusal("useful_memory_ids", f"no memory with id {key}"))
         elif key not in merged_keys:
             m = known[key]
             result.ops.append(opslib.put_mem(
@@ -176,7 +176,7 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
             memory.tags + ([TYPE_TAG[kind]] if kind in TYPE_TAG else []), 1, now, now, now,
         )
         result.ops.append(built.op)
-        result.notes.extend("%s: %s" % (key, n) for n in built.notes)
+        result.notes.extend(f"{key}: {n}" for n in built.notes)
     result.ops.append(opslib.mood(output.soul_state_code, int(output.soul_state_code, 2)))
     return result
 
@@ -216,7 +216,7 @@ async def reflect(
         result.raw, result.prompt_tokens = raw, prompt_tokens
         return result
     except ValueError as e:
-        result.errors.append("reflection breaks the merge contract: %s" % e)
+        result.errors.append(f"reflection breaks the merge contract: {e}")
         result.raw, result.prompt_tokens, result.parsed = raw, prompt_tokens, output.model_dump()
         return result
     planned.raw, planned.parsed, planned.prompt_tokens = raw, output.model_dump(), prompt_tokens

@@ -128,7 +128,7 @@ async def run_sieve(
             try:
                 memory = ExtractedMemory.model_validate(item)
             except ValidationError as e:
-                result.errors.append("memories.%d does not match the schema: %s" % (n, describe_validation_error(e)))
+                result.errors.append(f"memories.{n} does not match the schema: {describe_validation_error(e)}")
                 continue
             result.extracted.append(
                 working.add(
@@ -142,7 +142,7 @@ async def run_sieve(
 
     def _fallback() -> None:
         result.fallback = True
-        content = "[未提取] 用户: %s | 助手: %s" % (_cut(user, FALLBACK_CUT), _cut(assistant, FALLBACK_CUT))
+        content = f"[未提取] 用户: {_cut(user, FALLBACK_CUT)} | 助手: {_cut(assistant, FALLBACK_CUT)}"
         result.extracted.append(
             working.add(content, FALLBACK_IMPORTANCE, timestamp=now, category="context", source="both",
                         user_id=user_id, session_id=session_id)

@@ -43,7 +43,7 @@ class MemoryItem:
 
     def __post_init__(self):
         if not 0.0 <= self.importance <= 1.0:
-            raise ValueError("importance must be 0-1, got %r" % self.importance)
+            raise ValueError(f"importance must be 0-1, got {self.importance!r}")
         self.tokens = estimate_tokens(self.content)
 
     def __lt__(self, other: MemoryItem) -> bool:
@@ -228,7 +228,7 @@ class WorkingMemory:
         """Forget by `importance_based` (below threshold), `time_based` (older than max_age_days) or
         `capacity_based` (lowest priority while over the limits). TTL expiry always runs first."""
         if strategy not in STRATEGIES:
-            raise ValueError("strategy must be one of %s, got %r" % ("|".join(STRATEGIES), strategy))
+            raise ValueError("strategy must be one of {}, got {!r}".format("|".join(STRATEGIES), strategy))
         now = self.clock() if now is None else now
         self._expire_old_memories(now)
         if strategy == "capacity_based":
