@@ -257,9 +257,10 @@ class WorkingMemory:
         query_set = set(query_terms)
         cosines = index.cosines(query_terms)
         candidates = set(cosines)
-        if not query_set and query.strip():
-            needle = query.strip().lower()
-            candidates = {i for i, m in enumerate(index.items) if needle in m.content.lower()}
+        needle = query.strip().lower()
+        if needle:
+            # Whole-query containment counts even when the tokenizer split the words differently.
+            candidates.update(i for i, m in enumerate(index.items) if needle in m.content.lower())
         scored = []
         for i in candidates:
             item = index.items[i]
