@@ -232,12 +232,17 @@ async def detect_changes(
     else:
         try:
             raw, _ = await llm.chat(system, prompt)
-            items = _items_of(extract_json(raw))
+            value = extract_json(raw)
         except LLMError as e:
             raw = e.raw
             errors.append(str(e))
         except ValueError as e:
-            errors.append(f"LLM output is not a change list: {e}")
+            errors.append(f"LLM output is not JSON: {e}")
+        else:
+            try:
+                items = _items_of(value)
+            except ValueError as e:
+                errors.append(f"LLM output is not a change list: {e}")
     result = plan_changes(items, memories, {m.key for m in shown}, now, cfg)
     result.raw, result.parsed, result.skipped = raw, items, skipped
     result.errors = errors + result.errors
