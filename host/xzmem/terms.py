@@ -23,13 +23,13 @@ STOPWORDS_EN = frozenset(
     some such no nor not only own same so than too very can will just should would could shall may might
     must s t d ll m re ve y don didn doesn isn wasn aren weren won wouldn shouldn couldn hasn haven hadn
     up down out off again further once also yeah yes oh hey hi ok okay really well like get got go going
-    gonna thing things lot much one""".split()
+    gonna thing things lot much one user""".split()
 )
 STOPWORDS_ZH = frozenset(
     """的 了 和 是 就 都 而 及 与 着 或 一个 没有 我们 你们 他们 她们 它们 我 你 他 她 它 这 那 这个 那个
     这些 那些 在 也 很 吗 呢 吧 啊 呀 嘛 哦 哈 嗯 么 什么 怎么 为什么 如何 哪 哪里 哪个 谁 几 有 被 把 给
     让 从 向 到 对 于 又 还 再 但 但是 可是 因为 所以 如果 虽然 然后 之 其 所 以 等 个 们 上 下 中 里
-    会 能 要 想 说 去 来 过 得 地 自己 一下 一些 一点 已经 可以 应该 还是 就是 不是 没 不""".split()
+    会 能 要 想 说 去 来 过 得 地 自己 一下 一些 一点 已经 可以 应该 还是 就是 不是 没 不 用户 主人""".split()
 )
 
 
