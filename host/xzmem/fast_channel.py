@@ -56,6 +56,12 @@ _IDENTITY = [
     ("birthday", re.compile(r"\bmy birthday is (?:on )?([\w ,]{3,20}?)(?=[.!?;]|$)", re.I)),
     ("gender", re.compile(r"我是(男生|女生|男的|女的|男孩|女孩)")),
 ]
+_ROLE = re.compile(
+    r"我是[^，。,.！？!?]*(?:人|工程师|学生|老师|医生|程序员|投资者|开发者|设计师|护士|律师)"
+    r"|\bI(?:'m| am) an? [a-z ]{2,30}?(?:engineer|student|teacher|doctor|developer|designer|nurse|lawyer|investor)\b"
+    r"|\bI work as an? [a-z ]{2,30}",
+    re.I,
+)
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "女生": "女", "女的": "女", "女孩": "女"}
 _LIKE = [
     (re.compile(r"我(?:很|特别|最|比较|超|真的)?(?:不喜欢|讨厌|受不了|怕|不想|不要)\s*([^，。,.！？!?；;]{1,20})"), "dislike"),
@@ -194,6 +200,9 @@ def signal_writes(signal: Signal, now: datetime) -> list[dict]:
             if m and not any(w["type"] == type_ for w in writes):
                 value = m.group(1).strip()
                 writes.append(opslib.write(type_, _GENDER.get(value, value)))
+        role = _ROLE.search(s)
+        if role:
+            writes.append(opslib.write("fact", role.group(0)))
         fam = _FAMILY.search(s)
         if fam:
             writes.append(_family_write(fam))
@@ -231,9 +240,10 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
     for signal in signals:
         for op in signal_writes(signal, now):
             kinds = seen_sentences.setdefault(signal.sentence, set())
-            if op["type"] == "fact" and kinds - {"fact"}:
-                continue
-            if op not in writes and not (op["type"] == "fact" and "fact" in kinds):
+            whole_sentence_fact = op["type"] == "fact" and op["content"].endswith(signal.sentence)
+            if whole_sentence_fact and kinds:
+                continue  # the sentence already gave a more specific write
+            if op not in writes:
                 writes.append(op)
                 kinds.add(op["type"])
     return signals, writes
