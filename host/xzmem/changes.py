@@ -7,7 +7,6 @@ are more than 50 memories, and refuses deletions that the keep rules forbid, eac
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -116,9 +115,9 @@ def select_relevant(memories: list[KeyedMemory], text: str, limit: int) -> list[
 
 
 def render_prompt(user: str, assistant: str, shown: list[KeyedMemory], now: float) -> tuple[str, str]:
-    shown_json = json.dumps([m.to_prompt() for m in shown], ensure_ascii=False, separators=(",", ":"))
+    listing = "\n".join(f"{m.key} [{m.category} {m.importance}] {m.payload}" for m in shown) or "（无）"
     when = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds")
-    return load_prompt("changes").render(now=when, memories=shown_json, user=user, assistant=assistant)
+    return load_prompt("changes").render(now=when, memories=listing, user=user, assistant=assistant)
 
 
 def _items_of(value) -> list:

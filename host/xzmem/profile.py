@@ -134,14 +134,14 @@ def format_profile(profile: dict | None) -> str:
     """The profile as the paragraph appended to the extraction prompt ('' when there is none)."""
     if not profile or not any(profile.get(n) for n in FIELDS):
         return ""
-    lines = ["关于这位用户（由以往记忆自动生成，用来校准提取）：", profile.get("summary", "")]
+    lines = ["关于这位用户（由以往记忆自动生成，用于校准）：", profile.get("summary", "")]
     if profile.get("domains"):
         lines.append("关注领域：" + "；".join(profile["domains"]))
     if profile.get("high_value_signals"):
-        lines.append("对他价值高的信息（提高 importance）：")
+        lines.append("对他价值高（提高 importance）：")
         lines.extend("- " + s for s in profile["high_value_signals"])
     if profile.get("low_value_signals"):
-        lines.append("对他价值低的信息（通常跳过或降低 importance）：")
+        lines.append("对他价值低（跳过或降低 importance）：")
         lines.extend("- " + s for s in profile["low_value_signals"])
     if profile.get("active_projects"):
         lines.append("进行中的事：" + "；".join(profile["active_projects"]))
