@@ -2,7 +2,6 @@
 
 import pytest
 from fake_llm import fake_llm  # noqa: F401  (a fixture)
-
 from xzmem.config import Config, LLMConfig
 
 

@@ -36,7 +36,7 @@ class FakeLLM:
 
     @property
     def base_url(self) -> str:
-        return "http://127.0.0.1:%d/v1" % self._server.server_address[1]
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def start(self) -> FakeLLM:
         self._thread.start()

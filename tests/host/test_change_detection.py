@@ -4,7 +4,6 @@ import asyncio
 import json
 
 import pytest
-
 from xzmem.changes import cleanup_candidates, detect_changes, keep_reason, plan_changes, select_relevant
 from xzmem.config import ChangesConfig
 from xzmem.llm import LLMClient
@@ -102,7 +101,7 @@ def test_invented_ids_and_bad_items_are_refused_not_crashed_on():
 
 
 def test_cleanup_runs_only_above_50_and_respects_keep_rules():
-    fresh = [mem("mem_f%d" % i, "记忆%d" % i, age_days=1, idle_days=1) for i in range(48)]
+    fresh = [mem(f"mem_f{i}", f"记忆{i}", age_days=1, idle_days=1) for i in range(48)]
     stale = mem("mem_stale", "很久没用的小事", trigger_count=1, idle_days=40)
     unimportant = mem("mem_low", "不重要的旧事", importance=3, trigger_count=5, idle_days=100)
     protected = mem("mem_keep", "重要但没人用", importance=9, idle_days=400)

@@ -5,7 +5,6 @@ import time
 
 import pytest
 from pydantic import BaseModel
-
 from xzmem.config import LLMConfig
 from xzmem.llm import LLMClient, LLMError, LLMOff, extract_json
 

@@ -1,7 +1,6 @@
 """Op batches follow docs/sync.md: limits, UTF-8 cuts on character boundaries, batch splitting."""
 
 import pytest
-
 from xzmem import ops
 
 
@@ -45,7 +44,7 @@ def test_write_ops_are_validated():
 
 
 def test_batches_hold_at_most_64_ops_with_distinct_ids():
-    many = [ops.del_mem("mem_%d" % i) for i in range(130)]
+    many = [ops.del_mem(f"mem_{i}") for i in range(130)]
     batches = ops.make_batches("changes", many)
     assert [len(b.ops) for b in batches] == [64, 64, 2]
     assert len({b.batch_id for b in batches}) == 3

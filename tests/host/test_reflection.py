@@ -5,7 +5,6 @@ import copy
 import json
 
 import pytest
-
 from xzmem.config import LLMConfig
 from xzmem.llm import LLMClient
 from xzmem.reflect import reflect
