@@ -22,6 +22,7 @@ KEYWORD_WEIGHT = 0.3
 DECAY_PERIOD_HOURS = 6
 DECAY_FLOOR = 0.1
 SUMMARY_MIN_CUT = 50
+CONTAINMENT_MAX_CHARS = 32
 STRATEGIES = ("importance_based", "time_based", "capacity_based")
 
 
@@ -73,6 +74,7 @@ class _Index:
 
     def __init__(self, items: list[MemoryItem]):
         self.items = items
+        self.lowered = [item.content.lower() for item in items]
         tokenised = [terms(item.content) for item in items]
         self.doc_terms = [set(t) for t in tokenised]
         counts = [Counter(t) for t in tokenised]
@@ -102,17 +104,21 @@ class _Index:
         return scores
 
 
-def keyword_score(
-    query: str, query_terms: set[str], content: str, content_terms: set[str], idf: dict[str, float]
-) -> float:
+class KeywordScorer:
     """1.0 when the whole query appears in the text, else the share of the query's terms the text
     holds, each term counted by its idf (a shared rare word says more than a shared common one)."""
-    if query.strip() and query.strip().lower() in content.lower():
-        return 1.0
-    total = sum(idf.get(t, 0.0) for t in query_terms)
-    if total <= 0:
-        return 0.0
-    return sum(idf.get(t, 0.0) for t in query_terms & content_terms) / total
+
+    def __init__(self, query: str, query_terms: set[str], idf: dict[str, float]):
+        self.needle = query.strip().lower()
+        self.weights = {t: idf[t] for t in query_terms if t in idf}
+        self.total = sum(self.weights.values())
+
+    def score(self, lowered_content: str, content_terms: set[str]) -> float:
+        if self.needle and self.needle in lowered_content:
+            return 1.0
+        if self.total <= 0:
+            return 0.0
+        return sum(w for t, w in self.weights.items() if t in content_terms) / self.total
 
 
 class WorkingMemory:
@@ -132,7 +138,7 @@ class WorkingMemory:
         self.memories: list[MemoryItem] = []
         self.memory_heap: list[tuple[float, float, MemoryItem]] = []
         self.current_tokens = 0
-        self._index: _Index | None = None
+        self._indexes: dict[str | None, _Index] = {}
 
     @classmethod
     def from_config(cls, cfg, clock=time.time) -> WorkingMemory:
@@ -155,7 +161,7 @@ class WorkingMemory:
         self.memories.append(item)
         heapq.heappush(self.memory_heap, (priority, item.timestamp, item))
         self.current_tokens += item.tokens
-        self._index = None
+        self._indexes = {}
         self._enforce_capacity_limits(now)
         return item
 
@@ -173,7 +179,7 @@ class WorkingMemory:
     def _remove(self, item: MemoryItem) -> None:
         self.memories.remove(item)
         self.current_tokens -= item.tokens
-        self._index = None
+        self._indexes = {}
 
     def _expire_old_memories(self, now: float) -> int:
         if self.max_age_minutes is None:
@@ -250,25 +256,25 @@ class WorkingMemory:
         """The `limit` best memories for `query`, best first, with their final scores."""
         now = self.clock() if now is None else now
         self._expire_old_memories(now)
-        if self._index is None:
-            self._index = _Index(self.memories)
-        index = self._index
+        index = self._indexes.get(user_id)
+        if index is None:
+            # Filtering comes first (seed 002): term statistics are those of the user's own memories.
+            mine = self.memories if user_id is None else [m for m in self.memories if m.user_id == user_id]
+            index = self._indexes[user_id] = _Index(mine)
         query_terms = terms(query)
         query_set = set(query_terms)
         cosines = index.cosines(query_terms)
         candidates = set(cosines)
-        needle = query.strip().lower()
-        if needle:
-            # Whole-query containment counts even when the tokenizer split the words differently.
-            candidates.update(i for i, m in enumerate(index.items) if needle in m.content.lower())
+        keyword = KeywordScorer(query, query_set, index.idf)
+        if keyword.needle and len(keyword.needle) <= CONTAINMENT_MAX_CHARS:
+            # A short query found verbatim counts even when the tokenizer split its words differently.
+            candidates.update(i for i, text in enumerate(index.lowered) if keyword.needle in text)
         scored = []
         for i in candidates:
             item = index.items[i]
-            if item.forgotten or (user_id is not None and item.user_id != user_id):
+            if item.forgotten:
                 continue
-            base = VECTOR_WEIGHT * cosines.get(i, 0.0) + KEYWORD_WEIGHT * keyword_score(
-                query, query_set, item.content, index.doc_terms[i], index.idf
-            )
+            base = VECTOR_WEIGHT * cosines.get(i, 0.0) + KEYWORD_WEIGHT * keyword.score(index.lowered[i], index.doc_terms[i])
             if base <= 0:
                 continue
             score = base * self._calculate_time_decay(item.timestamp, now) * (0.8 + item.importance * 0.4)
@@ -321,8 +327,8 @@ def relevance(query: str, documents: list[str]) -> list[float]:
     query_terms = terms(query)
     query_set = set(query_terms)
     cosines = index.cosines(query_terms)
+    keyword = KeywordScorer(query, query_set, index.idf)
     return [
-        VECTOR_WEIGHT * cosines.get(i, 0.0)
-        + KEYWORD_WEIGHT * keyword_score(query, query_set, d, index.doc_terms[i], index.idf)
-        for i, d in enumerate(documents)
+        VECTOR_WEIGHT * cosines.get(i, 0.0) + KEYWORD_WEIGHT * keyword.score(index.lowered[i], index.doc_terms[i])
+        for i in range(len(documents))
     ]
