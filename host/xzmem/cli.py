@@ -67,6 +67,8 @@ def _ops_table(title: str, ops: list[dict]) -> Table:
 
 def _render_exchange(outcome: ExchangeOutcome) -> None:
     sieve, changes = outcome.sieve, outcome.changes
+    if outcome.profile is not None and outcome.profile.data is not None:
+        console.print("profile re-synthesized: %s" % outcome.profile.data["summary"], highlight=False)
     if sieve.signals:
         console.print("fast channel: " + ", ".join(f"{s.category}「{s.sentence}」" for s in sieve.signals), highlight=False)
     if sieve.fast_ops:
@@ -86,7 +88,8 @@ def _render_exchange(outcome: ExchangeOutcome) -> None:
         console.print(f"[yellow]refused[/yellow] {r.action} {r.key}: {r.reason}", highlight=False)
     for note in changes.notes:
         console.print(f"note: {note}", highlight=False)
-    for e in sieve.errors + changes.errors:
+    profile_errors = outcome.profile.errors if outcome.profile is not None else []
+    for e in profile_errors + sieve.errors + changes.errors:
         err_console.print(f"[yellow]warning:[/yellow] {e}", highlight=False)
     if not outcome.batches:
         console.print("nothing to send to the device")
@@ -108,8 +111,9 @@ def _exchange_json(outcome: ExchangeOutcome) -> dict:
             "skipped": changes.skipped,
             "shown_keys": changes.shown_keys,
         },
+        "profile": None if outcome.profile is None else {"data": outcome.profile.data, "errors": outcome.profile.errors},
         "batches": [b.to_json() for b in outcome.batches],
-        "errors": sieve.errors + changes.errors,
+        "errors": (outcome.profile.errors if outcome.profile is not None else []) + sieve.errors + changes.errors,
         "prompt_tokens": {"sieve": sieve.prompt_tokens, "changes": changes.prompt_tokens},
         "log_ids": outcome.log_ids,
     }

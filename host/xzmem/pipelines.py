@@ -93,8 +93,8 @@ class Pipelines:
             op = profile_op(self.profiles.get().effective, now, existing.created_at if existing else None)
             result.ops = [op]
             self.mirror.apply_ops(result.ops)
-            batches = make_batches("profile", result.ops)
-            batch_ids = [b.batch_id for b in batches]
+            result.batches = make_batches("profile", result.ops)
+            batch_ids = [b.batch_id for b in result.batches]
         if result.skipped != "no core memories" and result.skipped != "llm off":
             self.log.record("profile", {"core_memories": len(memories)}, result.raw, result.data,
                             result.errors, batch_ids, result.prompt_tokens)
@@ -145,7 +145,8 @@ class Pipelines:
                 [b.batch_id for b in change_batches], changes.prompt_tokens,
             ),
         ]
-        return ExchangeOutcome(sieve, changes, profile, fast_batches + change_batches, log_ids)
+        profile_batches = profile.batches if profile is not None else []
+        return ExchangeOutcome(sieve, changes, profile, profile_batches + fast_batches + change_batches, log_ids)
 
     async def reflect(self, messages: list[dict], recalled: list[str] | None = None, now: float | None = None) -> ReflectOutcome:
         now = self.clock() if now is None else now

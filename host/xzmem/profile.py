@@ -154,6 +154,7 @@ def format_profile(profile: dict | None) -> str:
 class ProfileResult:
     data: dict | None = None
     ops: list[dict] = field(default_factory=list)
+    batches: list = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     raw: str | None = None
     prompt_tokens: int = 0

@@ -67,6 +67,9 @@ def test_stale_profile_is_synthesized_and_fed_to_extraction(fake_llm, config):
     fake_llm.reply("[]", match=CHANGES)
     outcome = asyncio.run(pipelines.exchange("下周要考职称了，有点紧张", "别担心，你准备得很充分。"))
     assert outcome.profile is not None and outcome.profile.data["summary"] == PROFILE_REPLY["summary"]
+    profile_batch = outcome.batches[0]
+    assert profile_batch.batch_id.startswith("profile-")
+    assert profile_batch.ops[0]["key"] == PROFILE_KEY and profile_batch.ops[0]["payload"] == PROFILE_REPLY["summary"]
     extraction = [r for r in fake_llm.requests if EXTRACT in r["body"]["messages"][0]["content"]][-1]
     assert "小明是一名护士" in extraction["body"]["messages"][1]["content"]
     assert not pipelines.profiles.get().stale
