@@ -68,7 +68,7 @@ def _ops_table(title: str, ops: list[dict]) -> Table:
 def _render_exchange(outcome: ExchangeOutcome) -> None:
     sieve, changes = outcome.sieve, outcome.changes
     if outcome.profile is not None and outcome.profile.data is not None:
-        console.print("profile re-synthesized: %s" % outcome.profile.data["summary"], highlight=False)
+        console.print(f"profile re-synthesized: {outcome.profile.data['summary']}", highlight=False)
     if sieve.signals:
         console.print("fast channel: " + ", ".join(f"{s.category}「{s.sentence}」" for s in sieve.signals), highlight=False)
     if sieve.fast_ops:
