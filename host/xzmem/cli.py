@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from xzmem import __version__
 from xzmem.config import Config, ConfigError, load_config
@@ -40,7 +41,7 @@ def version() -> None:
 
 
 def _fail(message: str, code: int = 1) -> None:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False)
+    err_console.print(Text("error: ", style="red") + Text(message))
     raise typer.Exit(code)
 
 
@@ -61,16 +62,16 @@ def _ops_table(title: str, ops: list[dict]) -> Table:
     table.add_column("what")
     for op in ops:
         rest = {k: v for k, v in op.items() if k not in ("op",)}
-        table.add_row(op["op"], json.dumps(rest, ensure_ascii=False))
+        table.add_row(op["op"], Text(json.dumps(rest, ensure_ascii=False)))
     return table
 
 
 def _render_exchange(outcome: ExchangeOutcome) -> None:
     sieve, changes = outcome.sieve, outcome.changes
     if outcome.profile is not None and outcome.profile.data is not None:
-        console.print(f"profile re-synthesized: {outcome.profile.data['summary']}", highlight=False)
+        console.print(Text(f"profile re-synthesized: {outcome.profile.data['summary']}"))
     if sieve.signals:
-        console.print("fast channel: " + ", ".join(f"{s.category}「{s.sentence}」" for s in sieve.signals), highlight=False)
+        console.print(Text("fast channel: " + ", ".join(f"{s.category}「{s.sentence}」" for s in sieve.signals)))
     if sieve.fast_ops:
         console.print(_ops_table("device writes (fast channel)", sieve.fast_ops))
     if sieve.skipped:
@@ -80,17 +81,17 @@ def _render_exchange(outcome: ExchangeOutcome) -> None:
         for col in ("category", "importance", "source", "content"):
             table.add_column(col)
         for item in sieve.extracted:
-            table.add_row(item.category, f"{item.importance:.2f}", item.source, item.content)
+            table.add_row(item.category, f"{item.importance:.2f}", item.source, Text(item.content))
         console.print(table)
     if changes.ops:
         console.print(_ops_table("keyed memory changes", changes.ops))
     for r in changes.refusals:
-        console.print(f"[yellow]refused[/yellow] {r.action} {r.key}: {r.reason}", highlight=False)
+        console.print(Text("refused ", style="yellow") + Text(f"{r.action} {r.key}: {r.reason}"))
     for note in changes.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(Text(f"note: {note}"))
     profile_errors = outcome.profile.errors if outcome.profile is not None else []
     for e in profile_errors + sieve.errors + changes.errors:
-        err_console.print(f"[yellow]warning:[/yellow] {e}", highlight=False)
+        err_console.print(Text("warning: ", style="yellow") + Text(e))
     if not outcome.batches:
         console.print("nothing to send to the device")
     console.print("logged as extraction log entries {}".format(", ".join(map(str, outcome.log_ids))))
@@ -173,11 +174,11 @@ def reflect_command(
     if r.ops:
         console.print(_ops_table("device ops (reflection)", r.ops))
     for x in r.refusals:
-        console.print(f"[yellow]refused[/yellow] {x.what}: {x.reason}", highlight=False)
+        console.print(Text("refused ", style="yellow") + Text(f"{x.what}: {x.reason}"))
     for note in r.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(Text(f"note: {note}"))
     for e in r.errors:
-        err_console.print(f"[yellow]warning:[/yellow] {e}", highlight=False)
+        err_console.print(Text("warning: ", style="yellow") + Text(e))
     if r.skipped:
         console.print(f"reflection skipped: {r.skipped}")
     console.print("logged as extraction log entry {}".format(", ".join(map(str, outcome.log_ids))))

@@ -122,3 +122,13 @@ def test_installed_console_script_runs(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["fast_ops"] == [{"op": "write", "type": "location", "content": "Boston"}]
+
+
+def test_markup_like_text_is_printed_as_is(tmp_path, fake_llm):
+    fake_llm.reply({"memories": [{"content": "用户写了 [/red] 和 [bold]", "category": "fact", "importance": 0.5,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    result = runner.invoke(app, ["sieve", "--user", "我喜欢 [/red] 这种写法", "--assistant", "好的"],
+                           env=env_for(tmp_path, fake_llm))
+    assert result.exit_code == 0, result.output
+    assert "[/red]" in result.stdout and "[bold]" in result.stdout
