@@ -49,3 +49,10 @@ def terms(text: str) -> list[str]:
             if word not in STOPWORDS_EN:
                 out.append(_stem(word))
     return out
+
+
+def index_terms(text: str) -> list[str]:
+    """Terms plus each pair of neighbouring terms (word bigrams), as a (1, 2)-gram vectoriser uses:
+    a shared phrase counts for more than the same words scattered."""
+    words = terms(text)
+    return words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]

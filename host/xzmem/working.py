@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from xzmem.terms import terms
+from xzmem.terms import index_terms
 from xzmem.tokens import estimate_tokens
 
 VECTOR_WEIGHT = 0.7
@@ -75,7 +75,7 @@ class _Index:
     def __init__(self, items: list[MemoryItem]):
         self.items = items
         self.lowered = [item.content.lower() for item in items]
-        tokenised = [terms(item.content) for item in items]
+        tokenised = [index_terms(item.content) for item in items]
         self.doc_terms = [set(t) for t in tokenised]
         counts = [Counter(t) for t in tokenised]
         df = Counter()
@@ -261,7 +261,7 @@ class WorkingMemory:
             # Filtering comes first (seed 002): term statistics are those of the user's own memories.
             mine = self.memories if user_id is None else [m for m in self.memories if m.user_id == user_id]
             index = self._indexes[user_id] = _Index(mine)
-        query_terms = terms(query)
+        query_terms = index_terms(query)
         query_set = set(query_terms)
         cosines = index.cosines(query_terms)
         candidates = set(cosines)
@@ -324,7 +324,7 @@ def relevance(query: str, documents: list[str]) -> list[float]:
     importance: used to pick which long-term memories a prompt should see."""
     items = [MemoryItem(d, 0.5, 0.0) for d in documents]
     index = _Index(items)
-    query_terms = terms(query)
+    query_terms = index_terms(query)
     query_set = set(query_terms)
     cosines = index.cosines(query_terms)
     keyword = KeywordScorer(query, query_set, index.idf)
