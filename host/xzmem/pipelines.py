@@ -150,7 +150,8 @@ class Pipelines:
 
     async def reflect(self, messages: list[dict], recalled: list[str] | None = None, now: float | None = None) -> ReflectOutcome:
         now = self.clock() if now is None else now
-        result = await reflect(self.llm, messages, self.source.list_keyed(), now, recalled)
+        memories = [m for m in self.source.list_keyed() if m.key != PROFILE_KEY]
+        result = await reflect(self.llm, messages, memories, now, recalled)
         batches = self._emit("reflect", result.ops)
         log_id = self.log.record(
             "reflect", {"messages": messages, "recalled": result.recalled_keys, "now": now}, result.raw,
