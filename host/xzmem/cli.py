@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from dataclasses import asdict
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -18,8 +19,10 @@ from xzmem import __version__
 from xzmem.config import Config, ConfigError, load_config
 from xzmem.conversation import ConversationError, load_conversation
 from xzmem.db import open_db
+from xzmem.extraction_log import ExtractionLog
 from xzmem.llm import LLM_OFF_MESSAGE, LLMClient
 from xzmem.pipelines import ExchangeOutcome, Pipelines, ReflectOutcome
+from xzmem.profile import FIELDS, LIST_FIELDS
 
 app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True)
 console = Console()
@@ -182,3 +185,80 @@ def reflect_command(
     if r.skipped:
         console.print(f"reflection skipped: {r.skipped}")
     console.print("logged as extraction log entry {}".format(", ".join(map(str, outcome.log_ids))))
+
+
+@app.command("profile")
+def profile_command(
+    set_field: Annotated[
+        list[str] | None, typer.Option("--set", help="hand edit FIELD=VALUE (list fields: items split by ';')")
+    ] = None,
+    clear: Annotated[list[str] | None, typer.Option("--clear", help="drop the hand edit of FIELD")] = None,
+    refresh: Annotated[bool, typer.Option("--refresh", help="synthesize again from the core memories now")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Show the user profile the sieve uses; edit fields by hand (kept across re-synthesis)."""
+    _, pipelines = _pipelines(config)
+    store = pipelines.profiles
+    try:
+        for item in set_field or []:
+            name, sep, value = item.partition("=")
+            if not sep:
+                _fail(f"--set needs FIELD=VALUE, got {item!r}")
+            store.set_manual(name, [v.strip() for v in value.split(";") if v.strip()] if name in LIST_FIELDS else value)
+        for name in clear or []:
+            store.clear_manual(name)
+    except ValueError as e:
+        _fail(str(e))
+    result = asyncio.run(pipelines.refresh_profile(force=True)) if refresh else None
+    state = store.get()
+    if as_json:
+        out = {"effective": state.effective, "manual": state.manual, "stale": state.stale,
+               "errors": result.errors if result else [], "skipped": result.skipped if result else None,
+               "batches": [b.to_json() for b in result.batches] if result else []}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return
+    if result is not None and result.skipped:
+        console.print(Text(f"not synthesized: {result.skipped}"))
+    for e in result.errors if result else []:
+        err_console.print(Text("warning: ", style="yellow") + Text(e))
+    if state.effective is None:
+        console.print("no profile yet")
+        return
+    table = Table(title="user profile" + (" (stale)" if state.stale else ""), title_justify="left")
+    table.add_column("field")
+    table.add_column("value")
+    table.add_column("source")
+    for name in FIELDS:
+        value = state.effective[name]
+        shown = "; ".join(value) if isinstance(value, list) else value
+        table.add_row(name, Text(shown), "manual" if name in state.manual else "synthesized" if state.synthesized else "")
+    console.print(table)
+
+
+@app.command("log")
+def log_command(
+    limit: Annotated[int, typer.Option("--limit", help="entries to show, newest first")] = 10,
+    stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect or profile")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Review the extraction log: each stage's input, raw LLM output, parsed result and errors."""
+    try:
+        cfg = load_config(config)
+    except ConfigError as e:
+        _fail(str(e))
+    entries = ExtractionLog(open_db(cfg.data_path)).recent(limit, stage)
+    if as_json:
+        sys.stdout.write(json.dumps([asdict(e) for e in entries], ensure_ascii=False, indent=2) + "\n")
+        return
+    for e in entries:
+        when = datetime.fromtimestamp(e.at).strftime("%Y-%m-%d %H:%M:%S")
+        console.print(Text(f"#{e.id} {when} {e.stage}", style="bold"))
+        console.print(Text("input: " + json.dumps(e.input, ensure_ascii=False)[:300]))
+        if e.raw_output is not None:
+            console.print(Text("raw: " + e.raw_output[:500]))
+        for err in e.errors:
+            console.print(Text("error: ", style="yellow") + Text(err))
+        if e.batch_ids:
+            console.print(Text("batches: " + ", ".join(e.batch_ids)))

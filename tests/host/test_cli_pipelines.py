@@ -132,3 +132,37 @@ def test_markup_like_text_is_printed_as_is(tmp_path, fake_llm):
                            env=env_for(tmp_path, fake_llm))
     assert result.exit_code == 0, result.output
     assert "[/red]" in result.stdout and "[bold]" in result.stdout
+
+
+def test_profile_hand_edits_survive_refresh(tmp_path, fake_llm):
+    env = env_for(tmp_path, fake_llm)
+    edit = runner.invoke(app, ["profile", "--set", "low_value_signals=前任的事; 体重", "--json"], env=env)
+    assert edit.exit_code == 0, edit.output
+    assert json.loads(edit.stdout)["manual"] == {"low_value_signals": ["前任的事", "体重"]}
+    conn = open_db(tmp_path / "data")
+    conn.execute("INSERT OR REPLACE INTO keyed_memories (key, record) VALUES (?, ?)", ("mem_job", json.dumps({
+        "key": "mem_job", "category": "identity", "payload": "用户是一名护士", "importance": 8, "source": "user",
+        "tags": [], "trigger_count": 1, "created_at": 1, "updated_at": 1, "last_triggered": 1}, ensure_ascii=False)))
+    conn.commit()
+    fake_llm.reply({"summary": "一名护士", "domains": ["护理"], "high_value_signals": [], "low_value_signals": ["天气"],
+                    "language_preferences": "中文", "active_projects": []}, match="用户画像")
+    refreshed = runner.invoke(app, ["profile", "--refresh", "--json"], env=env)
+    assert refreshed.exit_code == 0, refreshed.output
+    data = json.loads(refreshed.stdout)
+    assert data["effective"]["summary"] == "一名护士"
+    assert data["effective"]["low_value_signals"] == ["前任的事", "体重"]
+    assert data["batches"][0]["ops"][0]["key"] == "mem_profile"
+    bad = runner.invoke(app, ["profile", "--set", "mood=happy"], env=env)
+    assert bad.exit_code == 1 and "profile field must be one of" in bad.stderr
+
+
+def test_log_shows_raw_output_and_errors(tmp_path, fake_llm):
+    env = env_for(tmp_path, fake_llm)
+    fake_llm.reply("对不起，我不能输出 JSON", match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    runner.invoke(app, ["sieve", "--user", "帮我记一下车停在B2层", "--assistant", "好的"], env=env)
+    shown = runner.invoke(app, ["log", "--stage", "sieve"], env=env)
+    assert shown.exit_code == 0
+    assert "对不起，我不能输出 JSON" in shown.stdout and "not JSON" in shown.stdout
+    entries = json.loads(runner.invoke(app, ["log", "--json"], env=env).stdout)
+    assert [e["stage"] for e in entries] == ["changes", "sieve"]
