@@ -124,3 +124,15 @@ def test_reflection_updates_mirror_and_log(fake_llm, config):
     assert mirror["mem_tea"].trigger_count == 3 and len(mirror) == 2
     assert outcome.batches[0].ops[-1] == {"op": "mood", "mood": "0011", "soul_state_code": 3}
     assert conn.execute("SELECT stage FROM extraction_log").fetchone()[0] == "reflect"
+
+
+def test_reflection_never_sees_the_profile_memory(fake_llm, config):
+    pipelines, _ = make(config)
+    pipelines.mirror.apply_ops([{
+        "op": "put_mem", "key": PROFILE_KEY, "category": "profile", "payload": "用户是护士，喜欢喝乌龙茶", "importance": 10,
+        "source": "sieve", "tags": [], "trigger_count": 1, "created_at": 1, "updated_at": 1, "last_triggered": 1}])
+    fake_llm.reply({"soul_state_code": "0110", "feedback_data": {"useful_memory_ids": [PROFILE_KEY], "merge_groups": [],
+                    "new_memories": {"knowledge": [], "skill": [], "emotional": [], "event": []}}}, match=REFLECT)
+    outcome = asyncio.run(pipelines.reflect([{"role": "user", "content": "我今天又喝了乌龙茶"}]))
+    assert PROFILE_KEY not in fake_llm.requests[0]["body"]["messages"][1]["content"]
+    assert [r.reason for r in outcome.reflection.refusals] == [f"no memory with id {PROFILE_KEY}"]
