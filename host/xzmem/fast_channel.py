@@ -78,6 +78,7 @@ _FAMILY = re.compile(
 _FAMILY_ZH = {"妈": "妈妈", "爸": "爸爸"}
 _REPEAT_WORDS = re.compile(r"每天|每日|每周|每星期|每个?月|\bevery (?:day|week|month)\b|\b(?:daily|weekly|monthly)\b", re.I)
 _TODO_ANYWHERE = re.compile(r"提醒我|别忘了|记得")
+_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么][。！!]?)\s*$")
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _TODO_LEAD = re.compile(r"^(?:请|麻烦)?(?:要)?(?:提醒我|记得|别忘了|帮我记一下|帮我记住|\bremind me to\b|\bremind me\b|\bdon'?t forget to\b|\bremember to\b)\s*", re.I)
@@ -233,11 +234,14 @@ def _family_write(m: re.Match) -> dict:
 
 
 def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict]]:
-    """Signals and their de-duplicated `write` ops (one sentence can hit several patterns)."""
+    """Signals and their de-duplicated `write` ops (one sentence can hit several patterns);
+    questions are detected but write nothing."""
     signals = detect_high_signals(user_text)
     writes: list[dict] = []
     seen_sentences: dict[str, set[str]] = {}
     for signal in signals:
+        if _QUESTION_END.search(signal.sentence):
+            continue  # "你需要休息吗？" asks; it states nothing to store
         for op in signal_writes(signal, now):
             kinds = seen_sentences.setdefault(signal.sentence, set())
             whole_sentence_fact = op["type"] == "fact" and op["content"].endswith(signal.sentence)

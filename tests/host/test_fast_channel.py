@@ -85,3 +85,9 @@ def test_parse_when(text, expected):
 def test_correction_keeps_the_sentence():
     _, writes = fast_channel("不是周三，而是周四开会", NOW)
     assert writes == [{"op": "write", "type": "fact", "content": "更正：不是周三，而是周四开会"}]
+
+
+def test_questions_write_nothing():
+    signals, writes = fast_channel("你需要休息吗？我叫小明。Should I prefer green tea?", NOW)
+    assert [s.category for s in signals] == ["todo", "identity", "preference"]
+    assert writes == [{"op": "write", "type": "name", "content": "小明"}]
