@@ -1,7 +1,10 @@
-"""Host test fixtures: a fake device served over WebSocket on 127.0.0.1."""
+"""Host test fixtures: a fake device over WebSocket, the fake OpenAI-compatible server, configs."""
 
 import pytest
 from fake_device import DeviceState, FakeDevice
+from fake_llm import fake_llm  # noqa: F401  (a fixture)
+
+from xzmem.config import Config, LLMConfig
 
 
 @pytest.fixture
@@ -10,3 +13,16 @@ def device():
     fake = FakeDevice(DeviceState()).start()
     yield fake
     fake.stop()
+
+
+@pytest.fixture
+def llm_config(fake_llm):  # noqa: F811
+    """A Config whose LLM is the fake server: short timeout, one retry, data in a temp dir."""
+    return LLMConfig(base_url=fake_llm.base_url, api_key="test-key", model="fake-model", timeout=1.0, max_retries=1)
+
+
+@pytest.fixture
+def config(llm_config, tmp_path):
+    cfg = Config(llm=llm_config)
+    cfg.host.data_dir = str(tmp_path / "data")
+    return cfg

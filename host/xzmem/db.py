@@ -1,0 +1,16 @@
+"""The host's SQLite database in the data directory (extraction log, keyed mirror, profile)."""
+
+import sqlite3
+from pathlib import Path
+
+DB_NAME = "xzmem.db"
+
+
+def open_db(data_dir: str | Path) -> sqlite3.Connection:
+    """Open (creating) `xzmem.db` under `data_dir`; rows come back as sqlite3.Row."""
+    path = Path(data_dir).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path / DB_NAME)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    return conn
