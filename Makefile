@@ -8,7 +8,7 @@ NODE_READY := node_modules/.package-lock.json
 DEVICE_SOURCES = $(shell find lib -name '*.py') $(wildcard boot.py main.py)
 PYTEST_ARGS ?=
 
-.PHONY: setup test demo lint compile clean
+.PHONY: setup test demo lint compile clean mip
 
 setup: $(INSTALLED) $(NODE_READY)
 
@@ -39,6 +39,10 @@ demo: setup compile
 
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check host tests bench firmware lib scripts $(wildcard boot.py main.py)
+
+# package.json's mip urls list every device file; run after adding or removing a module.
+mip: $(INSTALLED)
+	$(VENV)/bin/xzmem mip
 
 clean:
 	rm -rf build .pytest_cache

@@ -1,0 +1,62 @@
+# Device configuration: /config.json, validated, with defaults; errors name the key and the value.
+
+import json
+
+DEFAULTS = {
+    "wifi_ssid": "",
+    "wifi_password": "",
+    "token": "",
+    "listen_port": 8765,
+    "utc_offset": 8 * 3600,
+    "endpoint_url": "",
+    "xiaozhi_url": "",
+    "xiaozhi_token": "",
+    "device_id": "",
+    "client_id": "",
+    "reminder_prefix": "",
+    "ntp_host": "",
+}
+
+_INTS = ("listen_port", "utc_offset")
+
+
+def validate(raw):
+    """A complete config from a dict: unknown keys and wrong types are errors, missing keys default."""
+    if not isinstance(raw, dict):
+        raise ValueError("config must be a JSON object, got %s" % type(raw).__name__)
+    cfg = dict(DEFAULTS)
+    for key in raw:
+        if key not in DEFAULTS:
+            raise ValueError("config has an unknown key %r (known: %s)" % (key, ", ".join(sorted(DEFAULTS))))
+        value = raw[key]
+        if key in _INTS:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError("config %s must be an integer, got %r" % (key, value))
+        elif not isinstance(value, str):
+            raise ValueError("config %s must be a string, got %r" % (key, value))
+        cfg[key] = value
+    if not 1 <= cfg["listen_port"] <= 65535:
+        raise ValueError("config listen_port must be 1-65535, got %d" % cfg["listen_port"])
+    if not -14 * 3600 <= cfg["utc_offset"] <= 14 * 3600:
+        raise ValueError("config utc_offset must be seconds within +-14 hours, got %d" % cfg["utc_offset"])
+    for key in ("endpoint_url", "xiaozhi_url"):
+        url = cfg[key]
+        if url and not (url.startswith("ws://") or url.startswith("wss://")):
+            raise ValueError("config %s must start with ws:// or wss://, got %r" % (key, url))
+    if cfg["listen_port"] and cfg["token"] and len(cfg["token"]) < 8:
+        raise ValueError("config token must be at least 8 characters")
+    return cfg
+
+
+def load(path="/config.json"):
+    """Read and validate the config file; a missing file gives the defaults (no server without a token)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return validate({})
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise ValueError("%s is not valid JSON" % path)
+    return validate(raw)

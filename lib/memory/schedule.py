@@ -1,0 +1,236 @@
+# Schedules on top of the hot store: repeats, conflicts, completion, due and missed reminders.
+
+from micropython import const
+
+from memory import clock
+
+REPEATS = ("none", "daily", "weekly", "monthly")
+_DAY = const(86400)
+_DURATION = const(3600)  # a schedule is taken to last an hour when checking conflicts
+_REMIND_AHEAD = const(3600)
+_CLEAN_AFTER = const(7 * 86400)
+_SLOT_STEP = const(1800)
+_MAX_SUGGESTIONS = const(3)
+_MAX_CONTENT = const(64)
+CLOCK_UNSET = "the device clock is not set yet, so no reminders fire until it is (NTP or set_clock)"
+
+
+def urgency(priority):
+    if priority >= 4:
+        return "urgent"
+    return "normal" if priority == 3 else "light"
+
+
+def parse_repeat(repeat):
+    if repeat is None or repeat == "":
+        return 0
+    if repeat not in REPEATS:
+        raise ValueError("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,))
+    return REPEATS.index(repeat)
+
+
+def parse_priority(priority):
+    if priority is None:
+        return 3
+    if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 5:
+        raise ValueError("priority must be an integer 1-5, got %r" % (priority,))
+    return priority
+
+
+def next_occurrence(when, repeat, anchor_day):
+    """The start after `when` of a repeating schedule; monthly keeps `anchor_day`, clamped to month end."""
+    if repeat == 1:
+        return when + _DAY
+    if repeat == 2:
+        return when + 7 * _DAY
+    if repeat == 3:
+        y, m, d, h, mi = clock.local_parts(when)[:5]
+        m += 1
+        if m > 12:
+            m, y = 1, y + 1
+        day = anchor_day or d
+        last = clock.days_in_month(y, m)
+        return clock.from_local(y, m, day if day < last else last, h, mi)
+    raise ValueError("schedule does not repeat")
+
+
+def overlaps(a_start, b_start, duration=_DURATION):
+    return a_start < b_start + duration and b_start < a_start + duration
+
+
+def to_dict(ev):
+    return {
+        "content": ev.content,
+        "datetime": clock.format_local(ev.when),
+        "repeat": REPEATS[ev.repeat],
+        "priority": ev.priority,
+        "reminded": ev.reminded,
+        "completed": ev.completed,
+    }
+
+
+class Schedules:
+    """Schedule operations over a store that keeps Event records (events/add/update/delete_event)."""
+
+    def __init__(self, store, event_class):
+        self.store = store
+        self._event = event_class
+
+    def active(self):
+        return [ev for ev in self.store.events() if not ev.completed]
+
+    def conflicts(self, when, ignore=None):
+        return [ev for ev in self.active() if ev is not ignore and overlaps(ev.when, when)]
+
+    def suggest(self, when):
+        """Up to three free start times on the same local day, nearest to `when` first."""
+        y, m, d = clock.local_parts(when)[:3]
+        day_start = clock.from_local(y, m, d)
+        busy = [ev.when for ev in self.active()]
+        found = []
+        step = 1
+        while len(found) < _MAX_SUGGESTIONS and step * _SLOT_STEP < _DAY:
+            for t in (when + step * _SLOT_STEP, when - step * _SLOT_STEP):
+                if day_start <= t <= day_start + _DAY - _DURATION and t not in found:
+                    if not any(overlaps(b, t) for b in busy):
+                        found.append(t)
+            step += 1
+        return [clock.format_local(t)[11:] for t in sorted(found[:_MAX_SUGGESTIONS])]
+
+    def add(self, content, datetime_text, repeat=None, priority=None, force=False, now=None):
+        content = _check_content(content)
+        when = clock.parse_local_datetime(datetime_text)
+        rep = parse_repeat(repeat)
+        prio = parse_priority(priority)
+        for ev in self.active():
+            if ev.content == content and ev.when == when:
+                return {"result": "NOOP", "schedule": to_dict(ev)}
+        clash = self.conflicts(when)
+        if clash and not force:
+            return {
+                "result": "CONFLICT",
+                "conflicts": [to_dict(ev) for ev in clash],
+                "suggested_times": self.suggest(when),
+                "hint": "pass force=true to keep both",
+            }
+        ev = self._event()
+        ev.content = content
+        ev.when = when
+        ev.repeat = rep
+        ev.anchor_day = clock.local_parts(when)[2]
+        ev.priority = prio
+        ev.event_type = "schedule"
+        ev.reminded = 0
+        ev.completed = 0
+        ev.completed_at = 0
+        ev.learned_at = clock.now() if now is None else now
+        result = {"result": self.store.add_event(ev), "schedule": to_dict(ev)}
+        if not clock.is_set(now):
+            result["warning"] = CLOCK_UNSET
+        return result
+
+    def find(self, content):
+        """The schedule whose content is `content` exactly, else the only one containing it."""
+        content = _check_content(content)
+        active = self.active()
+        exact = [ev for ev in active if ev.content == content]
+        if len(exact) == 1:
+            return exact[0]
+        matches = exact or [ev for ev in active if content in ev.content]
+        if not matches:
+            raise ValueError("no schedule matches %r" % content)
+        if len(matches) > 1:
+            raise ValueError(
+                "%r matches %d schedules, say which: %s"
+                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches))
+            )
+        return matches[0]
+
+    def complete(self, content, now=None):
+        """Mark done; a repeating schedule becomes its next occurrence in the same single write."""
+        ev = self.find(content)
+        now = clock.now() if now is None else now
+        if ev.repeat:
+            nxt = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
+            # Catch up past occurrences so the next one is in the future.
+            while nxt <= now:
+                nxt = next_occurrence(nxt, ev.repeat, ev.anchor_day)
+            done = to_dict(ev)
+            ev.when = nxt
+            ev.reminded = 0
+            ev.completed = 0
+            self.store.update_event(ev)
+            return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
+        ev.completed = 1
+        ev.completed_at = now
+        self.store.update_event(ev)
+        return {"result": "UPDATED", "completed": to_dict(ev)}
+
+    def delete(self, content):
+        ev = self.find(content)
+        return {"result": self.store.delete_event(ev), "schedule": to_dict(ev)}
+
+    def upcoming(self, now=None, limit=16):
+        now = clock.now() if now is None else now
+        items = sorted(self.active(), key=lambda ev: ev.when)
+        return [to_dict(ev) for ev in items[:limit]]
+
+    def take_due(self, now=None):
+        """Unreminded schedules starting within the hour, or missed while the device was off.
+
+        Each is marked reminded so it is announced once; the caller flushes after announcing.
+        Returns [] while the clock is unset.
+        """
+        now = clock.now() if now is None else now
+        if not clock.is_set(now):
+            return []
+        due = []
+        for ev in sorted(self.active(), key=lambda e: e.when):
+            if ev.repeat and ev.reminded and ev.when + _DURATION < now:
+                # A repeating schedule nobody marked done still comes back next time.
+                while ev.when + _DURATION < now:
+                    ev.when = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
+                ev.reminded = 0
+                self.store.update_event(ev)
+            if ev.reminded or ev.when > now + _REMIND_AHEAD:
+                continue
+            item = to_dict(ev)
+            item["missed"] = ev.when < now
+            item["urgency"] = urgency(ev.priority)
+            item["minutes"] = (ev.when - now) // 60
+            item["text"] = reminder_text(item)
+            ev.reminded = 1
+            self.store.update_event(ev)
+            due.append(item)
+        return due
+
+    def clean(self, now=None):
+        """Remove one-off schedules completed more than a week ago. Returns how many went."""
+        now = clock.now() if now is None else now
+        gone = 0
+        for ev in self.store.events():
+            if ev.completed and not ev.repeat and ev.completed_at and now - ev.completed_at > _CLEAN_AFTER:
+                self.store.delete_event(ev)
+                gone += 1
+        return gone
+
+
+def reminder_text(item):
+    """The sentence a companion says for a reminder, by urgency."""
+    hhmm = item["datetime"][11:]
+    if item["missed"]:
+        return "你错过了一个日程：%s（原定 %s）。" % (item["content"], item["datetime"])
+    if item["urgency"] == "urgent":
+        return "重要！%s 有「%s」，别忘了。" % (hhmm, item["content"])
+    if item["urgency"] == "normal":
+        return "提醒一下，%s 有「%s」哦。" % (hhmm, item["content"])
+    return "顺便说一句，%s 还有「%s」。" % (hhmm, item["content"])
+
+
+def _check_content(content):
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError("content must be a non-empty string, got %r" % (content,))
+    content = content.strip()
+    if len(content.encode()) > _MAX_CONTENT:
+        raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))
+    return content

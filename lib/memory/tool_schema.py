@@ -1,0 +1,65 @@
+# The `memory` and `memory_sync` tool definitions: names, descriptions and JSON schemas.
+#
+# Kept apart from the handlers so the descriptions can be read and sized on their own.
+
+MEMORY_TYPES = (
+    "name", "age", "gender", "location", "birthday",
+    "like", "dislike", "family",
+    "fact", "trait", "habit", "moment", "goal",
+    "schedule", "chat", "coins", "mood",
+)
+RECALL_TYPES = ("fact", "moment", "event")
+ACTIONS = ("read", "write", "delete", "complete_schedule", "recall", "search")
+
+MEMORY_DESCRIPTION = (
+    "长期记忆。对话开始先 read（无 type）取用户档案、喜好、家人、近期事实、日程和亲密度；"
+    "用户说出名字、喜好、家人、计划时 write；信息有误时 delete；用户说做完了日程就 complete_schedule；"
+    "问起以前的事用 recall（type=fact/moment/event，可带 keyword 或日期）；找某件事用 search。"
+    " Long-term memory: read at the start of every conversation; write what the user tells about "
+    "themselves; delete wrong facts; complete_schedule when a plan is done; recall for old memories."
+)
+
+MEMORY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": list(ACTIONS), "description": "操作 / operation"},
+        "type": {"type": "string", "enum": list(MEMORY_TYPES), "description": "记忆类型 / memory type"},
+        "content": {"type": "string", "description": "内容 / the text to remember"},
+        "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM"},
+        "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},
+        "priority": {"type": "integer", "minimum": 1, "maximum": 5, "description": "日程优先级 / priority"},
+        "force": {"type": "boolean", "description": "时间冲突时仍然添加 / add despite a conflict"},
+        "relation": {"type": "string", "description": "家人关系，如 妈妈 / family relation"},
+        "name": {"type": "string", "description": "家人名字 / family member's name"},
+        "closeness": {"type": "integer", "minimum": 1, "maximum": 5, "description": "亲密度 / closeness"},
+        "topic": {"type": "string", "description": "特殊时刻主题 / moment topic"},
+        "emotion": {"type": "string", "enum": ["neutral", "happy", "sad", "excited", "worried", "touched"]},
+        "intensity": {"type": "integer", "minimum": 1, "maximum": 5},
+        "importance": {"type": "integer", "minimum": 1, "maximum": 5},
+        "keyword": {"type": "string", "description": "recall/search 关键词 / keyword"},
+        "start_date": {"type": "string", "description": "recall 起始日期 YYYY-MM-DD"},
+        "end_date": {"type": "string", "description": "recall 结束日期 YYYY-MM-DD"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "最多条数，默认 10"},
+    },
+    "required": ["action"],
+}
+
+SYNC_DESCRIPTION = (
+    "Host companion only: apply op batches from the memory pipelines (idempotent by batch_id), "
+    "export or import all memory, report storage stats, set the device clock."
+)
+
+SYNC_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["apply", "export", "import", "stats", "set_clock"]},
+        "batch_id": {"type": "string"},
+        "ops": {"type": "array", "items": {"type": "object"}},
+        "records": {"type": "array", "items": {"type": "object"}},
+        "cursor": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+        "unix": {"type": "integer"},
+        "utc_offset": {"type": "integer"},
+    },
+    "required": ["action"],
+}

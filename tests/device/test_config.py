@@ -1,0 +1,51 @@
+# Device config: defaults, validation errors that name the key, reading the file.
+
+import os
+import unittest
+
+from memory import config
+
+_TMP = "/tmp" if "tmp" in os.listdir("/") else "."
+
+
+class Validate(unittest.TestCase):
+    def test_defaults(self):
+        cfg = config.validate({})
+        self.assertEqual(cfg["listen_port"], 8765)
+        self.assertEqual(cfg["token"], "")
+
+    def test_errors_name_the_key(self):
+        for raw, word in (
+            ({"listen_port": "80"}, "listen_port"),
+            ({"listen_port": 70000}, "listen_port"),
+            ({"utc_offset": 90000}, "utc_offset"),
+            ({"wifi_ssid": 5}, "wifi_ssid"),
+            ({"endpoint_url": "http://x"}, "endpoint_url"),
+            ({"tokn": "abc"}, "tokn"),
+            ({"token": "short"}, "token"),
+        ):
+            try:
+                config.validate(raw)
+            except ValueError as e:
+                self.assertTrue(word in str(e), str(e))
+            else:
+                self.fail("accepted %r" % (raw,))
+
+    def test_load_file(self):
+        path = _TMP + "/xz_config_test.json"
+        with open(path, "w") as f:
+            f.write('{"token": "secret-token", "listen_port": 9000}')
+        try:
+            cfg = config.load(path)
+            self.assertEqual((cfg["token"], cfg["listen_port"]), ("secret-token", 9000))
+            with open(path, "w") as f:
+                f.write("{not json")
+            try:
+                config.load(path)
+            except ValueError as e:
+                self.assertTrue("JSON" in str(e))
+            else:
+                self.fail("bad JSON accepted")
+        finally:
+            os.remove(path)
+        self.assertEqual(config.load(_TMP + "/missing.json")["listen_port"], 8765)

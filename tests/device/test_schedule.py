@@ -1,0 +1,245 @@
+# Schedules: repeats across month and year ends, conflicts, completion, reminders, cleanup, stages.
+
+import unittest
+
+from memory import affinity, clock, schedule
+
+
+class Event:
+    pass
+
+
+class ListStore:
+    """The store's event interface, in RAM: enough to test the schedule rules alone."""
+
+    def __init__(self):
+        self.items = []
+        self.writes = 0
+        self._next = 1
+
+    def events(self):
+        return list(self.items)
+
+    def add_event(self, ev):
+        ev.id = self._next
+        self._next += 1
+        self.items.append(ev)
+        self.writes += 1
+        return "ADDED"
+
+    def update_event(self, ev):
+        self.writes += 1
+        return "UPDATED"
+
+    def delete_event(self, ev):
+        self.items.remove(ev)
+        self.writes += 1
+        return "DELETED"
+
+
+def at(text):
+    return clock.parse_local_datetime(text)
+
+
+class Repeats(unittest.TestCase):
+    def test_monthly_keeps_the_day_and_clamps_to_month_end(self):
+        t = at("2026-01-31 09:00")
+        seen = []
+        for _ in range(4):
+            t = schedule.next_occurrence(t, 3, 31)
+            seen.append(clock.format_local(t))
+        self.assertEqual(seen, ["2026-02-28 09:00", "2026-03-31 09:00", "2026-04-30 09:00", "2026-05-31 09:00"])
+
+    def test_monthly_in_a_leap_year_and_across_the_year_end(self):
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2028-01-30 08:00"), 3, 30)), "2028-02-29 08:00")
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2026-12-31 20:00"), 3, 31)), "2027-01-31 20:00")
+
+    def test_daily_and_weekly_cross_month_and_year_ends(self):
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2026-12-31 23:30"), 1, 31)), "2027-01-01 23:30")
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2028-02-26 07:00"), 2, 26)), "2028-03-04 07:00")
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2028-02-28 07:00"), 1, 28)), "2028-02-29 07:00")
+
+
+class Writes(unittest.TestCase):
+    def setUp(self):
+        self.store = ListStore()
+        self.s = schedule.Schedules(self.store, Event)
+        self.now = at("2026-02-05 08:00")
+
+    def test_bad_input_names_the_field_and_stores_nothing(self):
+        for kwargs, field in (
+            ({"datetime_text": "2026-02-30 10:00"}, "datetime"),
+            ({"datetime_text": "2026-02-05 25:00"}, "datetime"),
+            ({"datetime_text": "2026-02-05 10:00", "repeat": "yearly"}, "repeat"),
+            ({"datetime_text": "2026-02-05 10:00", "priority": 6}, "priority"),
+            ({"datetime_text": "2026-02-05 10:00", "priority": 0}, "priority"),
+        ):
+            try:
+                self.s.add("会议", now=self.now, **kwargs)
+            except ValueError as e:
+                self.assertTrue(field in str(e), str(e))
+            else:
+                self.fail("accepted %r" % (kwargs,))
+        self.assertRaises(ValueError, self.s.add, "  ", "2026-02-05 10:00", now=self.now)
+        self.assertEqual(self.store.items, [])
+
+    def test_conflict_names_the_other_schedule_and_suggests_free_times(self):
+        self.s.add("团队会议", "2026-02-05 14:00", now=self.now)
+        self.s.add("看牙医", "2026-02-05 15:00", now=self.now)
+        r = self.s.add("打电话给妈妈", "2026-02-05 14:30", now=self.now)
+        self.assertEqual(r["result"], "CONFLICT")
+        self.assertEqual([c["content"] for c in r["conflicts"]], ["团队会议", "看牙医"])
+        # Nearest free hours around 14:30: 13:30 would still overlap the 14:00 meeting.
+        self.assertEqual(r["suggested_times"], ["13:00", "16:00", "16:30"])
+        self.assertEqual(len(self.store.items), 2)
+        r = self.s.add("打电话给妈妈", "2026-02-05 14:30", force=True, now=self.now)
+        self.assertEqual(r["result"], "ADDED")
+
+    def test_same_schedule_twice_is_noop(self):
+        self.assertEqual(self.s.add("团队会议", "2026-02-05 14:00", now=self.now)["result"], "ADDED")
+        self.assertEqual(self.s.add("团队会议", "2026-02-05 14:00", now=self.now)["result"], "NOOP")
+
+    def test_complete_by_substring_and_ambiguity(self):
+        self.s.add("团队会议", "2026-02-05 14:00", now=self.now)
+        self.s.add("家长会议", "2026-02-06 14:00", now=self.now)
+        try:
+            self.s.complete("会议", now=self.now)
+        except ValueError as e:
+            self.assertTrue("团队会议" in str(e) and "家长会议" in str(e), str(e))
+        else:
+            self.fail("ambiguous match accepted")
+        r = self.s.complete("团队", now=self.now)
+        self.assertEqual(r["completed"]["content"], "团队会议")
+        self.assertRaises(ValueError, self.s.complete, "不存在", now=self.now)
+
+    def test_completing_a_repeating_schedule_moves_it_to_the_next_occurrence(self):
+        self.s.add("每天早餐提醒", "2026-02-05 08:00", repeat="daily", now=self.now)
+        before = self.store.writes
+        r = self.s.complete("每天早餐提醒", now=self.now)
+        self.assertEqual(r["next"]["datetime"], "2026-02-06 08:00")
+        self.assertEqual((r["next"]["reminded"], r["next"]["completed"]), (0, 0))
+        self.assertEqual(len(self.store.items), 1)
+        self.assertEqual(self.store.writes - before, 1)  # one record write: power-safe
+
+    def test_delete_by_content(self):
+        self.s.add("团队会议", "2026-02-05 14:00", now=self.now)
+        self.assertEqual(self.s.delete("团队会议")["result"], "DELETED")
+        self.assertEqual(self.store.items, [])
+
+
+class Reminders(unittest.TestCase):
+    def setUp(self):
+        self.store = ListStore()
+        self.s = schedule.Schedules(self.store, Event)
+        self.s.add("紧急会议", "2026-02-05 14:00", priority=5, now=at("2026-02-05 08:00"))
+        self.s.add("健身", "2026-02-05 20:00", priority=1, now=at("2026-02-05 08:00"))
+
+    def test_announced_once_within_the_hour_with_urgency(self):
+        self.assertEqual(self.s.take_due(at("2026-02-05 12:50")), [])
+        due = self.s.take_due(at("2026-02-05 13:10"))
+        self.assertEqual([(d["content"], d["urgency"], d["missed"]) for d in due], [("紧急会议", "urgent", False)])
+        self.assertTrue("重要" in due[0]["text"])
+        self.assertEqual(self.s.take_due(at("2026-02-05 13:20")), [])
+        due = self.s.take_due(at("2026-02-05 19:10"))
+        self.assertEqual([(d["content"], d["urgency"]) for d in due], [("健身", "light")])
+
+    def test_missed_while_off_is_announced_as_missed_once(self):
+        due = self.s.take_due(at("2026-02-05 21:00"))
+        self.assertEqual([(d["content"], d["missed"]) for d in due], [("紧急会议", True), ("健身", True)])
+        self.assertEqual(self.s.take_due(at("2026-02-05 21:10")), [])
+
+    def test_no_reminders_before_the_clock_is_set(self):
+        self.assertEqual(self.s.take_due(at("2000-01-01 13:30")), [])
+        r = self.s.add("早会", "2026-02-06 09:00", now=at("2000-01-01 00:05"))
+        self.assertTrue("clock" in r["warning"])
+
+    def test_repeating_schedule_left_undone_comes_back(self):
+        store = ListStore()
+        s = schedule.Schedules(store, Event)
+        s.add("吃药", "2026-02-05 08:00", repeat="daily", now=at("2026-02-05 07:00"))
+        self.assertEqual(len(s.take_due(at("2026-02-05 07:30"))), 1)
+        self.assertEqual(s.take_due(at("2026-02-05 12:00")), [])
+        due = s.take_due(at("2026-02-06 07:20"))
+        self.assertEqual([d["datetime"] for d in due], ["2026-02-06 08:00"])
+
+    def test_completed_one_offs_are_cleaned_after_a_week(self):
+        self.s.complete("健身", now=at("2026-02-05 21:00"))
+        self.assertEqual(self.s.clean(at("2026-02-12 20:00")), 0)
+        self.assertEqual(self.s.clean(at("2026-02-12 21:01")), 1)
+        self.assertEqual([e.content for e in self.store.items], ["紧急会议"])
+
+
+class Stages(unittest.TestCase):
+    def test_boundaries(self):
+        cases = ((0, "stranger"), (20, "stranger"), (21, "acquaintance"), (50, "acquaintance"), (51, "friend"),
+                 (100, "friend"), (101, "close_friend"), (200, "close_friend"), (201, "soulmate"), (9999, "soulmate"))
+        for coins, name in cases:
+            self.assertEqual(affinity.stage(coins)[1], name, "coins %d" % coins)
+        self.assertEqual(affinity.describe(35)["coins_to_next_stage"], 16)
+        self.assertIsNone(affinity.describe(300)["coins_to_next_stage"])
+        self.assertRaises(ValueError, affinity.stage, -1)
+
+
+class FlushingStore(ListStore):
+    def __init__(self):
+        ListStore.__init__(self)
+        self.flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        return 1
+
+
+class Loop(unittest.TestCase):
+    def setUp(self):
+        from memory import reminder
+
+        self.store = FlushingStore()
+        self.s = schedule.Schedules(self.store, Event)
+        self.s.add("团队会议", "2026-02-05 14:00", priority=4, now=at("2026-02-05 08:00"))
+        self.announcer = reminder.Announcer()
+        self.loop = reminder.ReminderLoop(self.s, self.store, self.announcer)
+
+    def test_reminder_reaches_every_link_and_is_flushed(self):
+        got_a, got_b = [], []
+        self.announcer.add(got_a.append)
+        self.announcer.add(got_b.append)
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual([i["content"] for i in got_a], ["团队会议"])
+        self.assertEqual(got_a, got_b)
+        self.assertEqual(self.store.flushes, 1)
+        self.loop.check(at("2026-02-05 13:15"))
+        self.assertEqual(len(got_a), 1)
+        self.assertEqual(self.store.flushes, 1)
+
+    def test_reminder_waits_for_a_link(self):
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(self.announcer.undelivered(), 1)
+        got = []
+        self.announcer.add(got.append)
+        self.assertEqual([i["content"] for i in got], ["团队会议"])
+        self.assertEqual(self.announcer.undelivered(), 0)
+
+    def test_a_failing_link_does_not_silence_the_others(self):
+        def broken(item):
+            raise OSError(104)
+
+        got = []
+        self.announcer.add(broken)
+        self.announcer.add(got.append)
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(len(got), 1)
+
+    async def test_run_checks_at_once_then_sleeps(self):
+        import asyncio
+
+        got = []
+        self.announcer.add(got.append)
+        clock.simulate(at("2026-02-05 13:05"), speed=1)
+        try:
+            task = asyncio.create_task(self.loop.run())
+            await asyncio.sleep(0.05)
+            task.cancel()
+        finally:
+            clock.simulate(None)
+        self.assertEqual([i["content"] for i in got], ["团队会议"])
