@@ -182,3 +182,8 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
         return
     path = mippackage.write_package()
     console.print(f"wrote {len(mippackage.mip_urls())} mip urls to {path}")
+
+
+from xzmem.cli_gateway import gateway  # noqa: E402
+
+app.command()(gateway)

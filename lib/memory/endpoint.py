@@ -27,6 +27,13 @@ class EndpointLink(outlink.OutboundLink):
 
     kind = "endpoint"
 
+    def __init__(self, url, dispatcher, announcer=None, device_id="", **kwargs):
+        super().__init__(url, dispatcher, announcer, **kwargs)
+        self.device_id = device_id  # sent as Device-Id, so that xzmem gateway can tell devices apart
+
+    def headers(self):
+        return (("Device-Id", self.device_id),) if self.device_id else ()
+
     async def session(self, sock):
         self.attach_reminders()
         while True:

@@ -55,14 +55,17 @@ def trusted(cfg, kind):
 def build_links(cfg, dispatcher, announcer, log=print, **options):
     """The link objects for the URLs set in cfg (none when neither is set); `options` go to each link."""
     links = []
+    if not (cfg.get("endpoint_url") or cfg.get("xiaozhi_url")):
+        return links
+    device_id = cfg.get("device_id") or default_device_id()
     if cfg.get("endpoint_url"):
-        links.append(endpoint.EndpointLink(cfg["endpoint_url"], dispatcher, announcer, trusted=trusted(cfg, "endpoint"), log=log, **options))
+        links.append(endpoint.EndpointLink(cfg["endpoint_url"], dispatcher, announcer, device_id, trusted=trusted(cfg, "endpoint"), log=log, **options))
     if cfg.get("xiaozhi_url"):
         links.append(
             xiaozhi.XiaozhiLink(
                 cfg["xiaozhi_url"],
                 cfg.get("xiaozhi_token", ""),
-                cfg.get("device_id") or default_device_id(),
+                device_id,
                 cfg.get("client_id") or default_client_id(),
                 dispatcher,
                 announcer,
