@@ -150,6 +150,7 @@ def test_gateway_refuses_wrong_tokens_unknown_devices_and_unnamed_devices():
             with pytest.raises(urllib.error.HTTPError) as e:
                 await asyncio.to_thread(get_devices, gw, "nope")
             assert e.value.code == 401
+            e.value.close()
             # a device that never says hello on the xiaozhi path is closed, not registered
             gw.hello_timeout = 0.2
             async with websockets.connect(f"{gw.url}/xiaozhi/v1/", additional_headers={"Authorization": f"Bearer {TOKEN}", "Device-Id": "quiet"}) as quiet:
