@@ -14,6 +14,7 @@ DEFAULTS = {
     "device_id": "",
     "client_id": "",
     "reminder_prefix": "",
+    "tls_ca": "",  # CA certificate file (DER or PEM) that wss:// servers must be signed by
     "trusted_links": "",  # comma-separated endpoint / xiaozhi: links to your own xzmem gateway only
     "ntp_host": "",
 }

@@ -47,6 +47,25 @@ def default_client_id():
     return client_id_from(machine.unique_id())
 
 
+def tls_context(ca_path):
+    """An SSL context that accepts only servers whose certificate chains to the CA in `ca_path` (DER is safest).
+
+    Without one, wss:// still encrypts, but MicroPython's default client context checks no
+    certificate (CPython's checks against the system's CAs).
+    """
+    import ssl
+
+    with open(ca_path, "rb") as f:
+        data = f.read()
+    pem = data.lstrip().startswith(b"-----BEGIN")
+    if hasattr(ssl, "create_default_context"):  # CPython
+        return ssl.create_default_context(cadata=data.decode() if pem else data)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.load_verify_locations(cadata=data)
+    return ctx
+
+
 def trusted(cfg, kind):
     """Whether the config names this link kind in trusted_links (only for links to xzmem gateway)."""
     return kind in [k.strip() for k in cfg.get("trusted_links", "").split(",")]
@@ -58,6 +77,8 @@ def build_links(cfg, dispatcher, announcer, log=print, **options):
     if not (cfg.get("endpoint_url") or cfg.get("xiaozhi_url")):
         return links
     device_id = cfg.get("device_id") or default_device_id()
+    if cfg.get("tls_ca") and "ssl" not in options:
+        options["ssl"] = tls_context(cfg["tls_ca"])
     if cfg.get("endpoint_url"):
         links.append(endpoint.EndpointLink(cfg["endpoint_url"], dispatcher, announcer, device_id, trusted=trusted(cfg, "endpoint"), log=log, **options))
     if cfg.get("xiaozhi_url"):

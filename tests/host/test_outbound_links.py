@@ -2,13 +2,16 @@
 
 import asyncio
 import json
+import shutil
+import ssl
+import subprocess
 from contextlib import asynccontextmanager
 from urllib.parse import quote
 
 import pytest
 import websockets
 from link_helpers import TOKEN, Note, dispatcher, serving
-from memory import endpoint, mcp, reminder, ws, xiaozhi
+from memory import config, endpoint, links, mcp, reminder, ws, xiaozhi
 from xiaozhi_server import EndpointRelay, XiaozhiServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -303,5 +306,42 @@ def test_wrong_token_is_a_failed_connection_not_a_crash():
                 while len(link.sleep.delays) < 3:
                     await asyncio.sleep(0.01)
             assert link.sleep.delays[:3] == [1, 2, 4]
+
+    asyncio.run(main())
+
+
+@pytest.fixture
+def self_signed(tmp_path):
+    """A certificate for 127.0.0.1 made by openssl: (server context, CA file the device trusts)."""
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx, cert
+
+
+def test_wss_endpoint_checked_against_the_configured_ca(self_signed):
+    server_ctx, ca = self_signed
+
+    async def main():
+        async with EndpointRelay(TOKEN, ssl=server_ctx) as relay:
+            assert relay.url.startswith("wss://")
+            cfg = config.validate({"endpoint_url": relay.url, "tls_ca": str(ca), "device_id": "24:0a:c4:00:00:09"})
+            [link] = links.build_links(cfg, dispatcher(), None, log=lambda m: None, sleep=Recorder())
+            async with running(link):
+                s = await relay.next_session()
+                assert s.headers["Device-Id"] == "24:0a:c4:00:00:09"
+                assert (await s.request("ping", rid=relay.rewrite(1)))["result"] == {}
+            # without the CA the certificate is refused: no session, only growing delays
+            stranger = endpoint.EndpointLink(relay.url, dispatcher(), sleep=Recorder(), log=lambda m: None)
+            async with running(stranger):
+                while len(stranger.sleep.delays) < 2:
+                    await asyncio.sleep(0.01)
+            assert stranger.connects == 0 and stranger.sleep.delays[:2] == [1, 2]
+            assert relay.count == 1
 
     asyncio.run(main())

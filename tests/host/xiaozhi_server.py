@@ -66,7 +66,12 @@ class Session:
 
 
 class _Base:
-    def __init__(self):
+    scheme = "ws"
+
+    def __init__(self, ssl=None):
+        self.ssl = ssl
+        if ssl is not None:
+            self.scheme = "wss"
         self.sessions = asyncio.Queue()
         self.errors = []  # protocol violations by the device
         self.count = 0
@@ -74,7 +79,7 @@ class _Base:
         self.port = None
 
     async def __aenter__(self):
-        self._server = await serve(self._handler, "127.0.0.1", 0)
+        self._server = await serve(self._handler, "127.0.0.1", 0, ssl=self.ssl)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -171,8 +176,8 @@ class XiaozhiServer(_Base):
 class EndpointRelay(_Base):
     """The device connects to /mcp_endpoint/mcp/?token=T; requests reach it with relay-rewritten ids."""
 
-    def __init__(self, token, path="/mcp_endpoint/mcp/"):
-        super().__init__()
+    def __init__(self, token, path="/mcp_endpoint/mcp/", ssl=None):
+        super().__init__(ssl)
         self.token = token
         self.path = path
         self.conn_uuid = str(uuid.uuid4())
@@ -180,7 +185,7 @@ class EndpointRelay(_Base):
 
     @property
     def url(self):
-        return f"ws://127.0.0.1:{self.port}{self.path}?token={quote(self.token, safe='')}"
+        return f"{self.scheme}://127.0.0.1:{self.port}{self.path}?token={quote(self.token, safe='')}"
 
     def rewrite(self, rid):
         return f"{self.conn_uuid}_{'n' if isinstance(rid, int) else 's'}_{rid}"
