@@ -2,8 +2,11 @@
 
 import asyncio
 import json
+import os
+import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -170,3 +173,37 @@ def test_reminder_line_and_listen_parsing():
     assert cli_gateway.parse_listen("[::1]:9000") == ("::1", 9000)
     result = CliRunner().invoke(app, ["gateway", "--listen", "127.0.0.1:99999"])
     assert result.exit_code != 0 and "port must be 0-65535" in result.output
+
+
+def test_xzmem_gateway_command_prints_a_device_reminder():
+    async def main():
+        env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="200")
+        proc = await asyncio.create_subprocess_exec(str(Path(sys.executable).parent / "xzmem"), "gateway", "--listen", "127.0.0.1:0",
+                                                    "--token", TOKEN, stdout=asyncio.subprocess.PIPE, env=env)
+        try:
+            lines = []
+
+            async def read_until(word):
+                while True:
+                    line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+                    assert line, "gateway exited: " + "".join(lines)
+                    lines.append(line)
+                    if word in line:
+                        return line
+
+            ready = await read_until("xzmem gateway ready")
+            port = int(ready.rsplit(":", 1)[1])
+            announcer = reminder.Announcer()
+            link = endpoint.EndpointLink(f"ws://127.0.0.1:{port}/mcp/?token={q()}", dispatcher(), announcer, EP_ID,
+                                         sleep=Recorder(), log=lambda m: None)
+            async with running(link):
+                assert EP_ID in await read_until("connected")
+                announcer.announce(ITEM)
+                line = await read_until("reminder")
+            assert EP_ID in line and ITEM["text"] in line
+            assert any("/devices/<device_id>/mcp" in x for x in lines)
+        finally:
+            proc.terminate()
+            await proc.wait()
+
+    asyncio.run(main())
