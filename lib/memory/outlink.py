@@ -65,6 +65,8 @@ class OutboundLink:
         self.connects = 0  # upgrades that succeeded
         self.failures = 0  # connections that failed or ended
         self._sends = []
+        # One bound method, made once: the announcer finds it again by identity on every port.
+        self.sink = self._deliver
 
     def headers(self):
         return ()
@@ -96,7 +98,7 @@ class OutboundLink:
             watchdog.cancel()
             self.sock = None
             if self.announcer:
-                self.announcer.remove(self._sink)
+                self.announcer.remove(self.sink)
             sock.abort()
 
     async def session(self, sock):
@@ -105,13 +107,13 @@ class OutboundLink:
     def attach_reminders(self):
         """From now on reminders go out on this connection (held ones first)."""
         if self.announcer:
-            self.announcer.remove(self._sink)
-            self.announcer.add(self._sink)
+            self.announcer.remove(self.sink)
+            self.announcer.add(self.sink)
 
     def reminder_message(self, item):
         raise NotImplementedError
 
-    def _sink(self, item):
+    def _deliver(self, item):
         sock = self.sock
         if sock is None or sock.closed:
             raise OSError("%s is down" % self.link.name)  # the announcer keeps the reminder for later

@@ -168,3 +168,21 @@ class LinksConfigTest(unittest.TestCase):
     def test_trusted_links_validated(self):
         self.assertEqual(config.validate({"trusted_links": "endpoint, xiaozhi"})["trusted_links"], "endpoint, xiaozhi")
         self.assertRaises(ValueError, config.validate, {"trusted_links": "server"})
+
+
+class ReminderSinkTest(unittest.TestCase):
+    def test_attach_twice_registers_once_and_a_down_link_keeps_reminders(self):
+        from memory import reminder
+
+        announcer = reminder.Announcer()
+        link = endpoint.EndpointLink("ws://h/mcp/", mcp.Dispatcher(), announcer, log=lambda m: None)
+        link.attach_reminders()
+        link.attach_reminders()
+        self.assertEqual(len(announcer._sinks), 1)
+        # no socket: the sink refuses, the announcer drops it and holds the reminder
+        self.assertFalse(announcer.announce(ITEM))
+        self.assertEqual(announcer.undelivered(), 1)
+        self.assertEqual(len(announcer._sinks), 0)
+        link.attach_reminders()
+        announcer.remove(link.sink)
+        self.assertEqual(len(announcer._sinks), 0)
