@@ -82,13 +82,16 @@ class OutboundLink:
             self.failures += 1
             if self.healthy:
                 self.backoff.reset()
-            await self.sleep(self.backoff.next())
+            delay = self.backoff.next()
+            self.log("%s: reconnecting in %d s" % (self.link.name, delay))
+            await self.sleep(delay)
 
     async def run_once(self):
         """One connection, from the upgrade until it ends."""
         sock = await asyncio.wait_for(ws.connect(self.url, self.headers(), self.subprotocols, self.ssl), self.connect_timeout)
         self.sock = sock
         self.connects += 1
+        self.log("%s: connected" % self.link.name)
         watchdog = asyncio.create_task(self._watch(sock))
         try:
             await self.session(sock)

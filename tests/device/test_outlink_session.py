@@ -186,4 +186,4 @@ class SessionTest(unittest.TestCase):
         ops = [f[1] for f in read_frames(bytes(stream.out))]
         self.assertTrue(ws.OP_PING in ops)
         self.assertTrue(stream.closed)
-        self.assertTrue("no frame" in logs[0])
+        self.assertTrue("no frame" in logs[1])
