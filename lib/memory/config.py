@@ -15,6 +15,8 @@ DEFAULTS = {
     "device_id": "",
     "client_id": "",
     "reminder_prefix": "",
+    "tls_ca": "",  # CA certificate file (DER or PEM) that wss:// servers must be signed by
+    "trusted_links": "",  # comma-separated endpoint / xiaozhi: links to your own xzmem gateway only
     "ntp_host": "",
 }
 
@@ -44,6 +46,9 @@ def validate(raw):
         url = cfg[key]
         if url and not (url.startswith("ws://") or url.startswith("wss://")):
             raise ValueError("config %s must start with ws:// or wss://, got %r" % (key, url))
+    for kind in cfg["trusted_links"].split(","):
+        if kind.strip() not in ("", "endpoint", "xiaozhi"):
+            raise ValueError("config trusted_links names endpoint and/or xiaozhi, got %r" % kind.strip())
     if cfg["listen_port"] and cfg["token"] and len(cfg["token"]) < 8:
         raise ValueError("config token must be at least 8 characters")
     return cfg

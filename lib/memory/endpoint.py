@@ -1,0 +1,53 @@
+# MCP endpoint link: the device dials an MCP endpoint (xiaozhi.me, mcp-endpoint-server, xzmem gateway)
+# and is the MCP server on that socket: raw JSON-RPC, one message per text frame.
+
+from memory import mcp, outlink
+
+REMINDER_LOGGER = "memory.reminder"
+_REMINDER_FIELDS = ("content", "datetime", "priority", "urgency", "missed", "minutes", "text")
+
+
+def reminder_notification(item):
+    """notifications/message for a reminder; data.text is the sentence to say."""
+    data = {}
+    for key in _REMINDER_FIELDS:
+        if key in item:
+            data[key] = item[key]
+    return mcp.notification("notifications/message", {"level": "info", "logger": REMINDER_LOGGER, "data": data})
+
+
+def _well_formed(reply):
+    # The dispatcher answers unparseable or shapeless input with an error whose id is null;
+    # anything else (an answer with an id, or a notification needing none) was a real message.
+    return reply is None or '"id":null,"error"' not in reply[:40]
+
+
+class EndpointLink(outlink.OutboundLink):
+    """Serves the dispatcher on a connection the device opens to an MCP endpoint URL (token in the query)."""
+
+    kind = "endpoint"
+
+    def __init__(self, url, dispatcher, announcer=None, device_id="", **kwargs):
+        super().__init__(url, dispatcher, announcer, **kwargs)
+        self.device_id = device_id  # sent as Device-Id, so that xzmem gateway can tell devices apart
+
+    def headers(self):
+        return (("Device-Id", self.device_id),) if self.device_id else ()
+
+    async def session(self, sock):
+        self.attach_reminders()
+        while True:
+            msg = await sock.recv()
+            if not isinstance(msg, str):
+                try:
+                    msg = msg.decode()
+                except UnicodeError:
+                    msg = "\x00"  # not UTF-8: answered as a parse error
+            reply = self.dispatcher.handle(msg, self.link)
+            if _well_formed(reply):
+                self.healthy = True
+            if reply is not None:
+                await sock.send(reply)
+
+    def reminder_message(self, item):
+        return reminder_notification(item)
