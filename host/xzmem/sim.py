@@ -46,10 +46,12 @@ def parse_start(text: str | None, utc_offset: int) -> int | None:
     return int(dt.timestamp())
 
 
-def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None, xiaozhi: str | None,
-                  device_id: str | None) -> dict:
+def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None = None, xiaozhi: str | None = None,
+                  device_id: str | None = None, trusted_links: str | None = None) -> dict:
     host, port = parse_listen(listen)
     cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset}
+    if trusted_links:
+        cfg["trusted_links"] = trusted_links
     if endpoint:
         cfg["endpoint_url"] = endpoint
     if xiaozhi:

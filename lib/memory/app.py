@@ -4,7 +4,7 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, config, fs, mcp
+from memory import clock, config, fs, links, mcp
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
@@ -25,14 +25,6 @@ INSTRUCTIONS = (
 )
 
 current = None  # the running Device, for the serial transport's call_tool()
-
-
-def device_id(cfg):
-    if cfg["device_id"]:
-        return cfg["device_id"]
-    import machine
-
-    return ":".join("%02x" % b for b in machine.unique_id()[:6])
 
 
 def connect_wifi(cfg):
@@ -89,7 +81,8 @@ class Device:
             print("memory: %s is not mounted; no archive and no keyed memories this boot" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed)
         self.schedules = Schedules(self.store, Event)
-        self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed, device_id(cfg))
+        self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
+                                    cfg["device_id"] or links.default_device_id())
         self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
@@ -97,6 +90,7 @@ class Device:
         self.dispatcher.add(MemoryTool(self.memory))
         self.dispatcher.add(SyncTool(self.memory, self.sync))
         self.server = None
+        self.links = []
         self._last_upkeep_day = None
 
     def call_tool(self, name, args_json):
@@ -154,6 +148,7 @@ class Device:
             ready("xzmem device ready %s" % self.server.url)
         else:
             ready("xzmem device ready (no token in config: the MCP server is off)")
+        self.links = links.start_links(cfg, self.dispatcher, self.announcer)
         try:
             await asyncio.gather(*tasks)
         finally:

@@ -3,7 +3,6 @@
 import pytest
 from fake_device import DeviceState, FakeDevice
 from fake_llm import fake_llm  # noqa: F401  (a fixture)
-
 from xzmem.config import Config, LLMConfig
 
 
