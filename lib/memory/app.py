@@ -149,6 +149,9 @@ class Device:
         else:
             ready("xzmem device ready (no token in config: the MCP server is off)")
         self.links = links.start_links(cfg, self.dispatcher, self.announcer)
+        from memory import selftest
+
+        print(selftest.run(self))
         try:
             await asyncio.gather(*tasks)
         finally:
