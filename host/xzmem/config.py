@@ -71,6 +71,9 @@ class Config:
     working: WorkingConfig = field(default_factory=WorkingConfig)
     sieve: SieveConfig = field(default_factory=SieveConfig)
     changes: ChangesConfig = field(default_factory=ChangesConfig)
+    # The board's own /config.json values (WiFi, ports, links); checked by xzmem.devconfig with the
+    # device's validator, so they are kept as given here.
+    board: dict = field(default_factory=dict)
     source: str = ""
 
     @property
@@ -111,6 +114,9 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
         for section, values in data.items():
+            if section == "board" and isinstance(values, dict):
+                cfg.board = dict(values)
+                continue
             target = getattr(cfg, section, None)
             if section == "source" or target is None or not isinstance(values, dict):
                 raise ConfigError(f"{path}: unknown section [{section}]")

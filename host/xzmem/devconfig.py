@@ -1,24 +1,28 @@
 """The device's /config.json, made from a TOML [device] table and command-line values."""
 
+import importlib.util
 import json
 import secrets
-import tomllib
 from pathlib import Path
 
+from xzmem.config import ConfigError, load_config
+
 DEFAULT_PORT = 8765
+
+
+def _device_config_module():
+    """lib/memory/config.py, the device's own validator: one definition of what /config.json may hold."""
+    path = Path(__file__).resolve().parents[2] / "lib" / "memory" / "config.py"
+    spec = importlib.util.spec_from_file_location("xzmem_device_config", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_DEVICE = _device_config_module()
 # Every key the device reads from /config.json, in the order it is written.
-KEYS = (
-    "wifi_ssid",
-    "wifi_password",
-    "token",
-    "listen_port",
-    "utc_offset",
-    "endpoint_url",
-    "xiaozhi_url",
-    "device_id",
-    "client_id",
-)
-_SECRET_KEYS = ("wifi_password", "token")
+KEYS = tuple(_DEVICE.DEFAULTS)
+_SECRET_KEYS = ("wifi_password", "token", "xiaozhi_token")
 
 
 class DeviceConfigError(ValueError):
@@ -26,26 +30,24 @@ class DeviceConfigError(ValueError):
 
 
 def read_device_table(path: Path | str) -> dict:
-    """The [device] table of a host TOML config file (empty when the file has none)."""
-    path = Path(path)
+    """The board settings of a host config file: its [board] table, the token from [device] by default."""
     try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except OSError as e:
-        raise DeviceConfigError(f"cannot read config {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DeviceConfigError(f"{path}: {e}") from None
-    table = data.get("device", {})
-    if not isinstance(table, dict):
-        raise DeviceConfigError(f"{path}: [device] must be a table")
+        cfg = load_config(path)
+    except ConfigError as e:
+        raise DeviceConfigError(str(e)) from None
+    if not Path(path).exists():
+        raise DeviceConfigError(f"cannot read config {path}: no such file")
+    table = dict(cfg.board)
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        raise DeviceConfigError(f"{path}: unknown [device] keys {', '.join(unknown)}; known: {', '.join(KEYS)}")
+        raise DeviceConfigError(f"{path}: unknown [board] keys {', '.join(unknown)}; known: {', '.join(KEYS)}")
+    if cfg.device.token and "token" not in table:
+        table["token"] = cfg.device.token
     return table
 
 
 def device_config(base: dict | None = None, **overrides) -> dict:
-    """Merge a [device] table with command-line values (None means not given) and check every field.
+    """Merge a [board] table with command-line values (None means not given) and check every field.
 
     A missing token is generated: the device refuses every connection without one.
     """
@@ -54,30 +56,13 @@ def device_config(base: dict | None = None, **overrides) -> dict:
     unknown = sorted(set(values) - set(KEYS))
     if unknown:
         raise DeviceConfigError(f"unknown device settings {', '.join(unknown)}")
-    cfg = {
-        "wifi_ssid": str(values.get("wifi_ssid", "")),
-        "wifi_password": str(values.get("wifi_password", "")),
-        "token": str(values.get("token") or secrets.token_urlsafe(18)),
-        "listen_port": values.get("listen_port", DEFAULT_PORT),
-        "utc_offset": values.get("utc_offset", 0),
-        "endpoint_url": str(values.get("endpoint_url", "")),
-        "xiaozhi_url": str(values.get("xiaozhi_url", "")),
-        "device_id": str(values.get("device_id", "")),
-        "client_id": str(values.get("client_id", "")),
-    }
-    port = cfg["listen_port"]
-    if not isinstance(port, int) or not 1 <= port <= 65535:
-        raise DeviceConfigError(f"listen_port must be 1-65535, got {port!r}")
-    offset = cfg["utc_offset"]
-    if not isinstance(offset, int) or not -14 * 3600 <= offset <= 14 * 3600:
-        raise DeviceConfigError(f"utc_offset must be seconds within +-14 hours, got {offset!r}")
-    if len(cfg["wifi_ssid"].encode()) > 32:
-        raise DeviceConfigError(f"wifi_ssid must be at most 32 bytes, got {cfg['wifi_ssid']!r}")
-    for key in ("endpoint_url", "xiaozhi_url"):
-        url = cfg[key]
-        if url and not url.startswith(("ws://", "wss://")):
-            raise DeviceConfigError(f"{key} must start with ws:// or wss://, got {url!r}")
-    return cfg
+    if not values.get("token"):
+        values["token"] = secrets.token_urlsafe(18)
+    values.setdefault("utc_offset", 0)
+    try:
+        return _DEVICE.validate(values)
+    except ValueError as e:
+        raise DeviceConfigError(str(e).removeprefix("config ")) from None
 
 
 def config_json(cfg: dict) -> bytes:

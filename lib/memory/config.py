@@ -38,6 +38,8 @@ def validate(raw):
         elif not isinstance(value, str):
             raise ValueError("config %s must be a string, got %r" % (key, value))
         cfg[key] = value
+    if len(cfg["wifi_ssid"].encode()) > 32:
+        raise ValueError("config wifi_ssid must be at most 32 bytes, got %r" % cfg["wifi_ssid"])
     if not 1 <= cfg["listen_port"] <= 65535:
         raise ValueError("config listen_port must be 1-65535, got %d" % cfg["listen_port"])
     if not -14 * 3600 <= cfg["utc_offset"] <= 14 * 3600:

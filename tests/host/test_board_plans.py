@@ -92,7 +92,7 @@ def test_flash_bad_input_is_refused_before_anything_runs(tmp_path, port, ran, ar
 def test_deploy_plan_copies_code_and_config_then_resets(tmp_path, port, ran):
     root = project(tmp_path)
     stage = tmp_path / "stage"
-    cfg = device_config(wifi_ssid="home", wifi_password="pw", token="t0k", utc_offset=28800)
+    cfg = device_config(wifi_ssid="home", wifi_password="pw", token="t0k-long-enough", utc_offset=28800)
     plan = board.deploy_plan(port, cfg, root=root, workdir=stage)
     board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
     mp = [c[c.index("mpremote") + 3 :] for c in ran]
@@ -123,7 +123,7 @@ def test_deploy_mpy_stages_compiled_modules(tmp_path, port, ran):
 def test_deploy_dry_run_shows_every_step_and_touches_nothing(tmp_path, port, ran):
     root = project(tmp_path)
     result = invoke("deploy", "--port", port, "--root", root, "--wifi-ssid", "home", "--wifi-password", "secret",
-                    "--token", "tok", "--dry-run")
+                    "--token", "tok-long-enough", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "fs cp" in result.output and "reset" in result.output
     assert "secret" not in result.output.split("[1/")[0]  # the config table hides secrets
@@ -133,7 +133,7 @@ def test_deploy_dry_run_shows_every_step_and_touches_nothing(tmp_path, port, ran
 def test_dry_run_performs_no_file_operation_either(tmp_path, port, ran):
     stage = tmp_path / "stage"
     shown = []
-    plan = board.deploy_plan(port, device_config(token="t"), root=project(tmp_path), workdir=stage)
+    plan = board.deploy_plan(port, device_config(token="t-long-enough"), root=project(tmp_path), workdir=stage)
     board.run_plan(plan, dry_run=True, show=lambda i, n, step: shown.append(step.title))
     assert len(shown) == len(plan.steps) == 7  # stage, prepare, boot.py, main.py, config.json, lib/memory, reset
     assert not stage.exists() and ran == []

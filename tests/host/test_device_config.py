@@ -8,7 +8,7 @@ from xzmem.devconfig import KEYS, DeviceConfigError, config_json, device_config,
 
 def test_toml_table_then_options_override(tmp_path):
     toml = tmp_path / "xzmem.toml"
-    toml.write_text('[device]\nwifi_ssid = "家里的WiFi"\ntoken = "from-file"\nutc_offset = 28800\n'
+    toml.write_text('[board]\nwifi_ssid = "家里的WiFi"\nutc_offset = 28800\n[device]\ntoken = "from-file"\n'
                     '[llm]\nmodel = "deepseek-chat"\n', encoding="utf-8")
     cfg = device_config(read_device_table(toml), token="from-cli", wifi_password=None)
     assert cfg["wifi_ssid"] == "家里的WiFi" and cfg["token"] == "from-cli" and cfg["utc_offset"] == 28800
@@ -38,8 +38,8 @@ def test_bad_values_name_the_field(values, message):
 
 def test_unknown_key_in_device_table(tmp_path):
     toml = tmp_path / "c.toml"
-    toml.write_text('[device]\nwifi_sid = "typo"\n')
-    with pytest.raises(DeviceConfigError, match="unknown \\[device\\] keys wifi_sid"):
+    toml.write_text('[board]\nwifi_sid = "typo"\n')
+    with pytest.raises(DeviceConfigError, match="unknown \\[board\\] keys wifi_sid"):
         read_device_table(toml)
 
 
@@ -54,7 +54,7 @@ def test_unreadable_toml(tmp_path):
 
 def test_cli_shows_a_bracketed_error_whole(tmp_path):
     toml = tmp_path / "c.toml"
-    toml.write_text('[device]\nwifi_sid = "typo"\n')
+    toml.write_text('[board]\nwifi_sid = "typo"\n')
     result = CliRunner().invoke(app, ["image", "--firmware", str(tmp_path / "fw.bin"), "--config", str(toml)])
     assert result.exit_code == 1
-    assert "unknown [device] keys wifi_sid" in result.output
+    assert "unknown [board] keys wifi_sid" in result.output
