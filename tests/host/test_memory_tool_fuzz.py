@@ -106,5 +106,6 @@ def test_memory_tool_answers_everything_and_refusals_change_nothing(tmp_path):
         one_call()
     finally:
         clock.simulate(None)
+        clock.set_utc_offset(0)
     assert calls["ok"] > 50 and calls["refused"] > 200, calls
     device.store.flush()
