@@ -4,7 +4,7 @@ from micropython import const
 
 from memory import fs
 
-_START = const(1024)
+_START = const(512)
 _NL = const(10)
 
 
