@@ -90,7 +90,7 @@ def generate(n_facts, n_moments, seed=3):
     moments = sorted(START + rng.randrange(span) for _ in range(n_moments))
     rare_from = clock.days_from_civil(RARE_MONTH[0], RARE_MONTH[1], 1) * DAY
     rare_idx = [i for i, t in enumerate(facts) if rare_from <= t < rare_from + 28 * DAY]
-    rare_idx = set(rng.sample(rare_idx, 5))
+    rare_idx = set(rng.sample(rare_idx, min(5, len(rare_idx))))
     out = []
     for i, t in enumerate(facts):
         content = text.sentence(65, 100)
