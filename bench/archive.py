@@ -187,6 +187,7 @@ def queries(archive, root, total):
             "items": r["count"],
             "bytes_read": last["bytes_read"],
             "index_bytes_read": last["index_bytes"],
+            "lines_read": last["lines_read"],
             "lines_parsed": last["lines_parsed"],
             "segments_read": last["segments_read"],
             "fraction_of_archive": round(last["bytes_read"] / total, 4),

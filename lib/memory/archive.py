@@ -593,6 +593,10 @@ class Archive:
         kw = fold(keyword.strip()) if keyword else ""
         positions = keyword_positions(kw, _FILTER_BITS) if kw else None
         ascii_letters = kw.encode().upper() != kw.encode()
+        # A keyword that JSON writes as it is (no ASCII letters to fold, nothing escaped) can be
+        # looked for in the raw line first: a line without its bytes is not parsed at all.
+        raw = kw.encode() if kw and not ascii_letters and '"' not in kw and "\\" not in kw else None
+        parsed = 0
         text = _TEXT[kind]
         reader = self.reader
         reader.bytes_read = reader.lines_read = 0
@@ -633,6 +637,11 @@ class Archive:
                 try:
                     for mv in it:
                         yield
+                        if raw is not None:
+                            buf = reader.buf
+                            if buf.find(raw, reader.start, reader.end) < 0 and buf.find(b"\\u", reader.start, reader.end) < 0:
+                                continue
+                        parsed += 1
                         try:
                             rec = _loads(mv)
                         except ValueError:
@@ -652,7 +661,8 @@ class Archive:
                 finally:
                     it.close()
         self.last["bytes_read"] = reader.bytes_read + self.last["index_bytes"]
-        self.last["lines_parsed"] = reader.lines_read
+        self.last["lines_read"] = reader.lines_read
+        self.last["lines_parsed"] = parsed
         for rec in best:
             yield
             rec["timestamp"] = clock.iso_local(rec["learned_at"])
