@@ -10,6 +10,7 @@ image through the simulator's volume (littlefs-python), as on the board.
 """
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -60,7 +61,8 @@ def vocabulary(limit=20000):
 class Text:
     def __init__(self, seed):
         self.rng = random.Random(seed)
-        self.words, self.weights = vocabulary()
+        self.words, weights = vocabulary()
+        self.cum_weights = list(itertools.accumulate(weights))
 
     def sentence(self, lo, hi):
         target = self.rng.randint(lo, hi)
@@ -70,7 +72,7 @@ class Text:
                 if self.rng.random() < 0.06:
                     out += f" {self.rng.choice(ENGLISH)} "
                 else:
-                    out += self.rng.choices(self.words, self.weights)[0]
+                    out += self.rng.choices(self.words, cum_weights=self.cum_weights)[0]
             if RARE not in out and NOWHERE not in out and SPREAD not in out:
                 return out
 
@@ -88,17 +90,17 @@ def generate(n_facts, n_moments, seed=3):
     moments = sorted(START + rng.randrange(span) for _ in range(n_moments))
     rare_from = clock.days_from_civil(RARE_MONTH[0], RARE_MONTH[1], 1) * DAY
     rare_idx = [i for i, t in enumerate(facts) if rare_from <= t < rare_from + 28 * DAY]
-    rare_idx = set(rng.sample(rare_idx, 5))
+    rare_idx = set(rng.sample(rare_idx, min(5, len(rare_idx))))
     out = []
     for i, t in enumerate(facts):
-        content = text.sentence(55, 85)
+        content = text.sentence(65, 100)
         if i in rare_idx:
             content = text.insert(content, RARE)
         if i % 100 == 50:
             content = text.insert(content, SPREAD)
         out.append(("fact", {"id": f"f{i:05d}", "type": "fact", "learned_at": t, "content": content}))
     for i, t in enumerate(moments):
-        content = text.sentence(45, 70)
+        content = text.sentence(55, 85)
         if i % 100 == 50:
             content = text.insert(content, SPREAD)
         out.append(("moment", {"id": f"m{i:05d}", "type": "moment", "learned_at": t,
@@ -185,6 +187,7 @@ def queries(archive, root, total):
             "items": r["count"],
             "bytes_read": last["bytes_read"],
             "index_bytes_read": last["index_bytes"],
+            "lines_read": last["lines_read"],
             "lines_parsed": last["lines_parsed"],
             "segments_read": last["segments_read"],
             "fraction_of_archive": round(last["bytes_read"] / total, 4),
@@ -249,6 +252,8 @@ def on_micropython(root):
         ["keyword_5_in_one_month", "fact", RARE, 10],
         ["keyword_nowhere", "fact", NOWHERE, 10],
         ["keyword_1pct_limit_10", "fact", SPREAD, 10],
+        ["keyword_1pct_moments_limit_10", "moment", SPREAD, 10],
+        ["keyword_ascii_limit_10", "fact", "python", 10],
         ["keyword_1pct_limit_50", "fact", SPREAD, 50],
         ["keyword_every_fact_limit_50", "fact", "主人", 50],
     ]

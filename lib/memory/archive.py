@@ -84,6 +84,11 @@ def _month(t):
     return "%04d%02d" % (y, m)
 
 
+def _month_number(name):
+    """YYYYMM -> months since year 0, for counting months down."""
+    return int(name[:4]) * 12 + int(name[4:]) - 1
+
+
 def _month_span(name):
     """First and last Unix second (UTC) of the month named YYYYMM."""
     y, m = int(name[:4]), int(name[4:])
@@ -127,8 +132,11 @@ class Archive:
     def _parts(self, mdir):
         nums = []
         for name in fs.listdir(mdir):
-            if name.endswith(".jsonl") and name[:-6].isdigit():
-                nums.append(int(name[:-6]))
+            if name.endswith(".jsonl"):
+                try:
+                    nums.append(int(name[:-6]))
+                except ValueError:
+                    pass  # not a part of ours
         nums.sort()
         return nums
 
@@ -584,18 +592,32 @@ class Archive:
             raise ValueError("keyword must be a string, got %r" % (keyword,))
         kw = fold(keyword.strip()) if keyword else ""
         positions = keyword_positions(kw, _FILTER_BITS) if kw else None
+        ascii_letters = kw.encode().upper() != kw.encode()
+        # A keyword that JSON writes as it is (no ASCII letters to fold, nothing escaped) can be
+        # looked for in the raw line first: a line without its bytes is not parsed at all.
+        raw = kw.encode() if kw and not ascii_letters and '"' not in kw and "\\" not in kw else None
+        parsed = 0
         text = _TEXT[kind]
         reader = self.reader
         reader.bytes_read = reader.lines_read = 0
         self.last = {"index_bytes": 0, "segments_read": 0, "segments_probed": 0, "skipped": 0}
-        best = []  # [(learned_at, record)], newest first, at most `limit`
-        for month in reversed(self._months(kind)):
+        best = []  # records, newest first, at most `limit`
+        # Months are counted down from the newest folder rather than held as a list of names.
+        months = self._months(kind)
+        first = _month_number(months[0]) if months else 0
+        ym = _month_number(months[-1]) if months else -1
+        months = None
+        while ym >= first:
+            month = "%04d%02d" % (ym // 12, ym % 12 + 1)
+            ym -= 1
             m0, m1 = _month_span(month)
             if t0 is not None and m1 < t0 or t1 is not None and m0 > t1:
                 continue
-            if len(best) == limit and m1 < best[-1][0]:
+            if len(best) == limit and m1 < best[-1]["learned_at"]:
                 break
             mdir = self._mdir(kind, month)
+            if not fs.exists(mdir):
+                continue
             todo = []
             for n in self._parts(mdir):
                 yield
@@ -608,13 +630,18 @@ class Archive:
                 todo.append((h[4], n))
             todo.sort()
             for tmax, n in reversed(todo):
-                if len(best) == limit and tmax < best[-1][0]:
+                if len(best) == limit and tmax < best[-1]["learned_at"]:
                     break
                 self.last["segments_read"] += 1
                 it = reader.lines("%s/%d.jsonl" % (mdir, n))
                 try:
                     for mv in it:
                         yield
+                        if raw is not None:
+                            buf = reader.buf
+                            if buf.find(raw, reader.start, reader.end) < 0 and buf.find(b"\\u", reader.start, reader.end) < 0:
+                                continue
+                        parsed += 1
                         try:
                             rec = _loads(mv)
                         except ValueError:
@@ -626,39 +653,40 @@ class Archive:
                         t = rec["learned_at"]
                         if t0 is not None and t < t0 or t1 is not None and t > t1:
                             continue
-                        if len(best) == limit and t <= best[-1][0]:
+                        if len(best) == limit and t <= best[-1]["learned_at"]:
                             continue
-                        if kw and not self._has(rec, text, kw):
+                        if kw and not self._has(rec, text, kw, ascii_letters):
                             continue
-                        self._insert(best, t, rec, limit)
+                        self._insert(best, rec, limit)
                 finally:
                     it.close()
         self.last["bytes_read"] = reader.bytes_read + self.last["index_bytes"]
-        self.last["lines_parsed"] = reader.lines_read
-        items = []
-        for t, rec in best:
+        self.last["lines_read"] = reader.lines_read
+        self.last["lines_parsed"] = parsed
+        for rec in best:
             yield
-            rec["timestamp"] = clock.iso_local(t)
-            items.append(rec)
-        return {"type": kind, "count": len(items), "items": items}
+            rec["timestamp"] = clock.iso_local(rec["learned_at"])
+        return {"type": kind, "count": len(best), "items": best}
 
     @staticmethod
-    def _has(rec, fields, kw):
+    def _has(rec, fields, kw, ascii_letters):
         for name in fields:
-            if kw in fold(rec[name]):
+            # Without ASCII letters in the keyword, case cannot matter: skip the folded copy.
+            if kw in (fold(rec[name]) if ascii_letters else rec[name]):
                 return True
         return False
 
     @staticmethod
-    def _insert(best, t, rec, limit):
+    def _insert(best, rec, limit):
         rid = rec["id"]
-        for _, other in best:
+        t = rec["learned_at"]
+        for other in best:
             if other["id"] == rid:
                 return  # the same record archived twice: keep one
         i = len(best)
-        while i > 0 and best[i - 1][0] < t:
+        while i > 0 and best[i - 1]["learned_at"] < t:
             i -= 1
-        best.insert(i, (t, rec))
+        best.insert(i, rec)
         if len(best) > limit:
             best.pop()
 

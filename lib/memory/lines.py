@@ -4,7 +4,7 @@ from micropython import const
 
 from memory import fs
 
-_START = const(1024)
+_START = const(512)
 _NL = const(10)
 
 
@@ -12,12 +12,14 @@ class LineReader:
     """Reads files line by line into one buffer that only grows for a line longer than itself.
 
     `lines(path)` yields a memoryview of each complete line without its newline; the view is
-    valid until the next line is asked for. A last line with no newline is torn (a write cut
-    short): it is not yielded and `torn` says how many bytes it had.
+    valid until the next line is asked for, and is also `buf[start:end]` (so that callers can
+    search it with bytearray.find without a copy). A last line with no newline is torn (a write
+    cut short): it is not yielded and `torn` says how many bytes it had.
     """
 
     def __init__(self, size=_START):
         self.buf = bytearray(size)
+        self.start = self.end = 0
         self.bytes_read = 0
         self.lines_read = 0
         self.torn = 0
@@ -33,6 +35,7 @@ class LineReader:
                 i = buf.find(b"\n", start, end)
                 if i >= 0:
                     self.lines_read += 1
+                    self.start, self.end = start, i
                     yield mv[start:i]
                     start = i + 1
                     continue

@@ -96,6 +96,17 @@ class Recall(unittest.TestCase):
         self.assertEqual(self.a.recall("fact", keyword="烤鸭")["items"][0]["content"], "主人喜欢吃北京烤鸭")
         self.assertEqual(self.a.recall("moment", keyword="生日")["items"][0]["topic"], "生日庆祝")
 
+    def test_keyword_in_escaped_or_quoted_text_is_found(self):
+        # A line from another writer, with \u escapes, and one whose text holds JSON-escaped quotes.
+        path = files(self.root + "/fact", ".jsonl")[-1]
+        f = fs.open(path, "ab")
+        f.write(b'{"id":"x1","type":"fact","learned_at":1748736000,"archived_at":1748736000,'
+                b'"content":"\\u53bb\\u4e0a\\u6d77 trip"}\n')
+        f.close()
+        self.a.append("fact", [fact(2000, at("2025-06-02"), 'she said "hi" at 上海')])
+        self.assertEqual([it["id"] for it in self.a.recall("fact", keyword="上海")["items"]], ["f2000", "x1"])
+        self.assertEqual([it["id"] for it in self.a.recall("fact", keyword='"hi"')["items"]], ["f2000"])
+
     def test_keyword_found_nowhere_reads_no_segment(self):
         r = self.a.recall("fact", keyword="滑雪")
         self.assertEqual(r, {"type": "fact", "count": 0, "items": []})

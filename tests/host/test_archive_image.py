@@ -176,3 +176,23 @@ def test_power_cut_at_any_flash_write_of_an_append(partition, cut_at):
     assert a.count("fact") == 23
     ids = [it["id"] for it in a.recall("fact", limit=50)["items"]]
     assert sorted(ids) == sorted(f"f{i}" for i in range(23))
+
+
+def test_oldest_segments_make_room_on_real_littlefs(tmp_path):
+    esp32.configure_partition("memory", str(tmp_path / "tight.bin"), 256 * 1024)
+    part = esp32.Partition.find(esp32.Partition.TYPE_DATA, label="memory")[0]
+    try:
+        mount_data(part)
+        a = Archive("/data/archive", reserve_bytes=16384)
+        total = 0
+        for k in range(120):
+            batch = [dict(fact(k * 5 + j, "长" * 60 + f" {k * 5 + j}"), learned_at=1735732800 + (k * 5 + j) * 40000)
+                     for j in range(5)]
+            total += a.append("fact", batch)
+        s = a.stats()
+        assert s["dropped_segments"] > 0
+        assert s["counts"]["fact"] + s["dropped_records"] == total == 600
+        assert a.recall("fact", limit=1)["items"][0]["id"] == "f599"
+        assert fs.free_bytes("/data") > 0
+    finally:
+        vfs.umount("/data")
