@@ -9,52 +9,16 @@
 // This port collects garbage only between calls from JavaScript (gc.collect() inside a call just
 // schedules it). A script that needs collections while it works defines step(): the runner calls
 // it from the top level, again and again, until it returns something false.
-import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import fs from "node:fs";
-import path from "node:path";
+import { loadPort, parseArgs } from "../tests/mp/port.mjs";
 
-const args = process.argv.slice(2);
-const maps = [];
-const argv = [];
-let script = null;
-for (let i = 0; i < args.length; i += 2) {
-  const [flag, value] = [args[i], args[i + 1]];
-  if (flag === "--map") maps.push(value.split(":"));
-  else if (flag === "--script") script = value;
-  else if (flag === "--arg") argv.push(value);
-  else throw new Error(`unknown flag ${flag}`);
-}
+const opts = parseArgs(process.argv.slice(2), ["--script", "--arg"]);
+const script = opts.extra["--script"]?.[0];
+const argv = opts.extra["--arg"] ?? [];
 if (!script) throw new Error("--script is required");
-
-const mp = await loadMicroPython({
-  stdout: (line) => process.stdout.write(line + "\n"),
-  stderr: (line) => process.stderr.write(line + "\n"),
-});
-
-function mkdirs(dir) {
-  let cur = "";
-  for (const part of dir.split("/").filter(Boolean)) {
-    cur += "/" + part;
-    try { mp.FS.mkdir(cur); } catch (e) { /* exists */ }
-  }
-}
-
-function copyTree(src, dst) {
-  mkdirs(dst);
-  for (const entry of fs.readdirSync(src, { withFileTypes: true })) {
-    if (entry.name === "__pycache__" || entry.name === "micropython.py") continue;
-    const from = path.join(src, entry.name);
-    if (entry.isDirectory()) copyTree(from, dst + "/" + entry.name);
-    else mp.FS.writeFile(dst + "/" + entry.name, fs.readFileSync(from));
-  }
-}
-
-for (const [src, dst] of maps) copyTree(src, dst);
+opts.paths.push("/lib");
+const mp = await loadPort(opts, { allFiles: true });
 mp.FS.writeFile("/argv.json", JSON.stringify(argv));
-await mp.runPythonAsync(`
-import sys
-sys.path.insert(0, "/lib")
-`);
 mp.runPython(fs.readFileSync(script, "utf8"));
 mp.runPython("_xz_more = 'step' in globals()");
 while (mp.globals.get("_xz_more")) {
