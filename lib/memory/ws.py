@@ -220,7 +220,7 @@ class WebSocket:
                             # Full: send up to the last whole character, so every frame is valid UTF-8
                             # on its own (for peers that decode frame by frame); the rest moves up.
                             cut = _char_start(buf, n)
-                            await self._write_frame(op, bytes(view[:cut]), False)
+                            await self._write_frame(op, view[:cut], False)
                             op = OP_CONT
                             buf[: n - cut] = buf[cut:n]
                             n -= cut
@@ -234,7 +234,7 @@ class WebSocket:
             except Exception as e:  # a bug in the producer: recorded, handled outside the lock
                 failure = e
             if failure is None:
-                await self._write_frame(op, bytes(view[:n]))
+                await self._write_frame(op, view[:n])
                 return
         if op == OP_TEXT:
             raise failure  # nothing went out: the connection is as it was
@@ -251,13 +251,18 @@ class WebSocket:
 
     async def _write_frame(self, op, payload, fin=True):
         # Only with self._lock held. A fresh header per frame: CPython may keep a reference to a
-        # buffer it could not send yet, so a reused bytearray could change under it.
+        # buffer it could not send yet, so a reused bytearray could change under it. A frame up to
+        # STREAM_FRAME goes out in one write (one TCP segment, not a header segment and a payload
+        # one); a bigger payload is not copied just to join it to its header.
         key = _urandom(4) if self.client else None
         if key:
             payload = mask(payload, key)
+        head = frame_header(op, len(payload), fin, key)
         try:
-            self.writer.write(frame_header(op, len(payload), fin, key))
-            if payload:
+            if len(payload) <= STREAM_FRAME:
+                self.writer.write(head + payload)
+            else:
+                self.writer.write(head)
                 self.writer.write(payload)
             await self.writer.drain()
         except OSError as e:

@@ -84,7 +84,7 @@ def test_full_overview_reaches_the_sdk_and_websockets_in_fragments(tmp_path):
         assert json.loads(reply["result"]["content"][0]["text"]) == overview
 
 
-RECORDS = [{"n": i, "content": "第%d条记忆，内容够长，好让回答跨过好几个帧。" % i} for i in range(120)]
+RECORDS = [{"n": i, "content": f"第{i}条记忆，内容够长，好让回答跨过好几个帧。"} for i in range(120)]
 
 
 class Records(mcp.Tool):
