@@ -142,10 +142,10 @@ def _first(pieces):
 
 
 def _streamed_response(rid, first, pieces):
-    # The tools/call response of a Streamed result, in pieces. Byte for byte what the plain path
-    # sends for the joined text, as long as the pieces come; if they fail part way, the text is
-    # already half sent, so it ends with the error and the result turns isError, which keeps the
-    # message valid JSON and tells the model the text is cut.
+    # The tools/call response of a Streamed result, in pieces: the message the plain path sends for
+    # the joined text (byte for byte on CPython), as long as the pieces come. If they fail part way,
+    # the text is already half sent, so it ends with the error and the result turns isError, which
+    # keeps the message valid JSON and tells the model the text is cut.
     yield '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' % dumps(rid)
     yield _escaped(first)
     try:
