@@ -1,7 +1,10 @@
 # Runs under MicroPython (bench/read_heap.py starts it): the `memory` read overview as the device
-# answers it, every type full: heap allocated while answering and the size of the reply message.
+# answers it, every type full: the heap while the answer is written out as WebSocket frames.
 #
-# main() yields between measurements; bench/mp_script.mjs collects garbage at each yield.
+# main() yields between measurements; bench/mp_script.mjs collects garbage at each yield, so the
+# live heap is exact there (live_peak_bytes: the most seen at any step boundary). Automatic
+# collection is off, so what a step allocates is exact too: the live heap inside a step is at most
+# what was live when it began plus what it allocated, garbage included (peak_bound_bytes).
 
 import gc
 import json
@@ -9,10 +12,32 @@ import json
 _held = {}
 
 
+class _Sink:
+    """A socket writer that keeps nothing: counts bytes and frames; drain() hands control back."""
+
+    def __init__(self):
+        self.bytes = 0
+        self.writes = 0
+        self.largest_write = 0
+
+    def write(self, data):
+        self.bytes += len(data)
+        self.writes += 1
+        if len(data) > self.largest_write:
+            self.largest_write = len(data)
+
+    def drain(self):
+        return _pause()
+
+
+def _pause():
+    # Awaited by the WebSocket after each frame: yields out of the coroutine to the bench's driver.
+    yield
+
+
 def _setup():
     import esp32
     from memory import clock, mcp
-    from memory.reminder import Announcer  # noqa: F401 - the device imports it too
     from memory.schedule import Schedules
     from memory.service import MemoryService
     from memory.store import Event, Store
@@ -34,58 +59,130 @@ def _setup():
                                    "params": {"name": "memory", "arguments": {"action": "read"}}})
 
 
-def _answer():
-    before = gc.mem_alloc()
-    reply = _held["dispatcher"].handle(_held["request"], _held["link"])
-    # No collection inside this call: everything allocated while answering is still counted.
-    _held["allocated"] = gc.mem_alloc() - before
-    _held["reply_bytes"] = len(reply.encode())
-    _held["reply"] = reply
-
-
-def _overview():
-    _held["overview"] = _held["dispatcher"].tools[0].memory.overview()
-
-
-def _inner_text():
+def _pieces_measure():
+    # One answer kept whole (outside any heap measurement): its size, pieces and content.
     from memory import mcp
 
-    _held["text"] = mcp.dumps(_held["overview"])
+    reply = list(_held["dispatcher"].handle(_held["request"], _held["link"]))
+    text = "".join(reply)
+    inner = json.loads(text)["result"]["content"][0]["text"]
+    overview = json.loads(inner)
+    pieces = list(_held["dispatcher"].tools[0].memory.overview_json())
+    _held["shape"] = {
+        "reply_message_bytes": len(text.encode()),
+        "overview_json_bytes": len(inner.encode()),
+        "overview_pieces": len(pieces),
+        "largest_overview_piece_bytes": max([len(p.encode()) for p in pieces]),
+        "reply_pieces": len(reply),
+        "largest_reply_piece_bytes": max([len(p.encode()) for p in reply]),
+        "overview_counts": {k: len(v) for k, v in overview.items() if isinstance(v, list)},
+        "frame_buffer_bytes": __import__("memory.ws").ws.STREAM_FRAME,
+        "same_as_joined_path": json.loads(mcp.tool_result(mcp.Streamed(_held["dispatcher"].tools[0].memory.overview_json))["content"][0]["text"]) == overview,
+    }
 
 
-def _drop_stages():
-    for key in ("overview", "text"):
-        _held.pop(key)
+def _stats():
+    return {"steps": 0, "live_peak_bytes": 0, "peak_bound_bytes": 0, "largest_step_allocation_bytes": 0}
+
+
+def _step(stats, live_before, allocated):
+    stats["steps"] += 1
+    if live_before > stats["live_peak_bytes"]:
+        stats["live_peak_bytes"] = live_before
+    if live_before + allocated > stats["peak_bound_bytes"]:
+        stats["peak_bound_bytes"] = live_before + allocated
+    if allocated > stats["largest_step_allocation_bytes"]:
+        stats["largest_step_allocation_bytes"] = allocated
+
+
+def _pieces():
+    """Steps that take the dispatcher's answer one piece at a time (no socket): the finest grain."""
+    gc.collect()
+    base = gc.mem_alloc()
+    yield
+    stats = _stats()
+    before = gc.mem_alloc()
+    reply = _held["dispatcher"].handle(_held["request"], _held["link"])
+    _step(stats, before - base, gc.mem_alloc() - before)
+    yield
+    done = False
+    while not done:
+        before = gc.mem_alloc()
+        try:
+            next(reply)
+        except StopIteration:
+            done = True
+        _step(stats, before - base, gc.mem_alloc() - before)
+        yield
+    reply = None
+    yield
+    stats["kept_after_bytes"] = gc.mem_alloc() - base
+    _held["pieces"] = stats
+
+
+def _streamed(client):
+    """Steps that answer the read and send it on a WebSocket, one frame per step.
+
+    client: masked frames, as the outbound links (endpoint, xiaozhi) send; else the server link's.
+    """
+    from memory import ws
+
+    sink = _Sink()
+    sock = ws.WebSocket(None, sink, client)
+    gc.collect()
+    base = gc.mem_alloc()
+    yield
+    stats = _stats()
+    before = gc.mem_alloc()
+    coro = sock.send(_held["dispatcher"].handle(_held["request"], _held["link"]))
+    _step(stats, before - base, gc.mem_alloc() - before)
+    yield
+    done = False
+    while not done:
+        before = gc.mem_alloc()
+        try:
+            coro.send(None)  # runs until the next frame is written
+        except StopIteration:
+            done = True
+        _step(stats, before - base, gc.mem_alloc() - before)
+        yield
+    coro = None
+    yield
+    stats["kept_after_bytes"] = gc.mem_alloc() - base
+    stats["frames"] = sink.writes  # one write per frame up to ws.STREAM_FRAME
+    stats["sent_bytes"] = sink.bytes
+    stats["largest_write_bytes"] = sink.largest_write
+    _held["client" if client else "server"] = stats
+
+
+def _joined():
+    # The serial transport's path (and batches): the pieces joined into one text.
+    before = gc.mem_alloc()
+    _held["joined"] = _held["dispatcher"].tools[0].call({"action": "read"}, _held["link"]).text()
+    _held["joined_alloc"] = gc.mem_alloc() - before
 
 
 def main():
+    gc.disable()  # explicit collections between steps still run
     _setup()
     yield
+    _pieces_measure()
+    yield
+    yield from _pieces()
+    yield from _streamed(False)
+    yield from _streamed(True)
     base = gc.mem_alloc()
-    _overview()
+    _joined()
     yield
-    overview_live = gc.mem_alloc() - base
-    _inner_text()
-    yield
-    text_live = gc.mem_alloc() - base - overview_live
-    _drop_stages()
-    yield
-    base = gc.mem_alloc()
-    _answer()
-    yield
-    kept = gc.mem_alloc() - base
-    reply = json.loads(_held["reply"])
-    overview = json.loads(reply["result"]["content"][0]["text"])
-    print("@@json " + json.dumps({
+    joined_live = gc.mem_alloc() - base
+    out = {
         "interpreter": "micropython-webassembly",
-        "allocated_while_answering_bytes": _held["allocated"],
         "target_bytes": 16 * 1024,
-        "reply_message_bytes": _held["reply_bytes"],
-        "largest_single_string_bound_bytes": _held["reply_bytes"],
         "single_allocation_target_bytes": 8 * 1024,
-        "kept_after_collect_bytes": kept,
-        "live_overview_object_bytes": overview_live,
-        "live_overview_json_bytes": text_live,
-        "live_peak_estimate_bytes": overview_live + text_live + 2 * _held["reply_bytes"],
-        "overview_counts": {k: len(v) for k, v in overview.items() if isinstance(v, list)},
-    }))
+        "reply_pieces_one_per_step": _held["pieces"],
+        "streamed_server_link": _held["server"],
+        "streamed_outbound_link_masked": _held["client"],
+        "joined_serial_path": {"live_text_bytes": joined_live, "allocated_bytes": _held["joined_alloc"]},
+    }
+    out.update(_held["shape"])
+    print("@@json " + json.dumps(out))

@@ -1,5 +1,6 @@
 # MCP endpoint link: the device dials an MCP endpoint (xiaozhi.me, mcp-endpoint-server, xzmem gateway)
-# and is the MCP server on that socket: raw JSON-RPC, one message per text frame.
+# and is the MCP server on that socket: raw JSON-RPC, one message per text message (a big answer
+# goes out as a text frame and continuation frames).
 
 from memory import mcp, outlink
 
@@ -18,8 +19,9 @@ def reminder_notification(item):
 
 def _well_formed(reply):
     # The dispatcher answers unparseable or shapeless input with an error whose id is null;
-    # anything else (an answer with an id, or a notification needing none) was a real message.
-    return reply is None or '"id":null,"error"' not in reply[:40]
+    # anything else (an answer with an id, a streamed answer, or a notification needing none) was
+    # a real message.
+    return not isinstance(reply, str) or '"id":null,"error"' not in reply[:40]
 
 
 class EndpointLink(outlink.OutboundLink):

@@ -1,7 +1,9 @@
 # MCP over JSON-RPC 2.0: the dispatcher every link shares (initialize, ping, tools/list, tools/call).
 #
 # A link (server connection, endpoint client, xiaozhi link) hands each incoming text message to
-# Dispatcher.handle() and sends back what it returns. Tools are plain objects registered with add().
+# Dispatcher.handle() and sends back what it returns: a str, or for a tool that answers with a
+# Streamed result, an iterator of str pieces that ws.WebSocket.send() frames as one message.
+# Tools are plain objects registered with add().
 
 import json
 
@@ -23,6 +25,7 @@ _MAX_NAME = const(64)
 _MAX_MESSAGE_TEXT = const(400)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 _CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
+_CUT_MARK = "\n[result cut off] "
 
 
 class ToolError(Exception):
@@ -39,8 +42,23 @@ class Tool:
     user_only = False  # listed only with withUserTools:true, and only usable on trusted links
 
     def call(self, arguments, link):
-        """Return a JSON-able value (or a str sent as is); raise ToolError or ValueError to refuse."""
+        """Return a JSON-able value, a str sent as is, or a Streamed; raise ToolError or ValueError to refuse."""
         raise ToolError("%s is not implemented" % self.name)
+
+
+class Streamed:
+    """A tool result too big to hold at once: `pieces()` returns an iterator of str pieces of its text.
+
+    The dispatcher escapes and sends each piece as it comes, so neither the text nor the response
+    message is ever built whole. Where a whole string is needed (the serial transport, batches),
+    text() joins the pieces.
+    """
+
+    def __init__(self, pieces):
+        self.pieces = pieces  # a function (a generator function) called once per answer
+
+    def text(self):
+        return "".join(self.pieces())
 
 
 class Link:
@@ -72,7 +90,10 @@ def notification(method, params=None):
 
 def tool_result(value):
     """The tools/call result for a tool's return value: one text content, the value as JSON."""
-    text = value if isinstance(value, str) else dumps(value)
+    if isinstance(value, Streamed):
+        text = value.text()
+    else:
+        text = value if isinstance(value, str) else dumps(value)
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
@@ -106,6 +127,35 @@ def _response(rid, result_text):
 
 def _error(rid, code, message):
     return '{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}' % (dumps(rid), code, dumps(message))
+
+
+def _escaped(piece):
+    # The piece as it reads inside a JSON string; each piece is escaped whole, so no escape is split.
+    # (No separators for a str: CPython then takes its fast path, and the text is the same.)
+    return json.dumps(piece)[1:-1]
+
+
+def _first(pieces):
+    for piece in pieces:
+        return piece
+    return ""
+
+
+def _streamed_response(rid, first, pieces):
+    # The tools/call response of a Streamed result, in pieces: the message the plain path sends for
+    # the joined text (byte for byte on CPython), as long as the pieces come. If they fail part way,
+    # the text is already half sent, so it ends with the error and the result turns isError, which
+    # keeps the message valid JSON and tells the model the text is cut.
+    yield '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' % dumps(rid)
+    yield _escaped(first)
+    try:
+        for piece in pieces:
+            yield _escaped(piece)
+        end = '"}],"isError":false}}'
+    except Exception as e:  # a failing store read must cost this answer, never the link
+        message = error_message(e)
+        end = '%s"}],"isError":true,"error":{"message":%s}}}' % (_escaped(_CUT_MARK + message), dumps(message))
+    yield end
 
 
 def _utf8_len(text):
@@ -145,7 +195,11 @@ class Dispatcher:
         return None
 
     def handle(self, text, link):
-        """The response text for one incoming message (or batch), or None when nothing is to be sent."""
+        """The response for one incoming message (or batch), or None when nothing is to be sent.
+
+        The response is a str, except for a tools/call whose tool returned a Streamed: then it is
+        an iterator of str pieces that together make the response message.
+        """
         try:
             msg = json.loads(text)
         except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
@@ -159,7 +213,7 @@ class Dispatcher:
             for m in msg:
                 r = self._one(m, link)
                 if r is not None:
-                    out.append(r)
+                    out.append(r if isinstance(r, str) else "".join(r))  # batches are rare and small
             return "[" + ",".join(out) + "]" if out else None
         return self._one(msg, link)
 
@@ -186,7 +240,7 @@ class Dispatcher:
             return _error(rid, INVALID_PARAMS, "params must be an object")
         try:
             if method == "tools/call":
-                return _response(rid, dumps(self._call(params, link)))
+                return self._call(rid, params, link)
             if method == "tools/list":
                 return self._list(rid, params, link)
             if method == "ping":
@@ -253,7 +307,7 @@ class Dispatcher:
             result += ',"nextCursor":%s' % dumps(visible[i].name)
         return _response(rid, result + "}")
 
-    def _call(self, params, link):
+    def _call(self, rid, params, link):
         name = params.get("name")
         if not isinstance(name, str):
             raise _ParamsError("name must be a string")
@@ -268,6 +322,11 @@ class Dispatcher:
         try:
             schema.check_arguments(tool.input_schema, args)
             value = tool.call(args, link)
-            return tool_result(value)
+            if isinstance(value, Streamed):
+                pieces = value.pieces()
+                # Running to the first piece here lets a result that fails at once be a plain refusal.
+                return _streamed_response(rid, _first(pieces), pieces)
+            result = tool_result(value)
         except Exception as e:  # refusals and failures alike reach the model as isError, the link lives on
-            return tool_error(error_message(e))
+            result = tool_error(error_message(e))
+        return _response(rid, dumps(result))

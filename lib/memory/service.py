@@ -1,5 +1,7 @@
 # The device's memory as one service: hot store, schedules, archive and keyed memories behind the tools.
 
+import json
+
 from micropython import const
 
 from memory import affinity, clock
@@ -32,6 +34,21 @@ def _last(items, n):
     return items[len(items) - n :] if len(items) > n else items
 
 
+def _dumps(value):
+    if isinstance(value, str):
+        return json.dumps(value)  # the same text; CPython's fast path (no encoder built per call)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _array(values):
+    # A JSON array in pieces: one per element, the comma and brackets riding along.
+    sep = "["
+    for value in values:
+        yield sep + _dumps(value)
+        sep = ","
+    yield "]" if sep == "," else "[]"
+
+
 class MemoryService:
     def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
         self.store = store
@@ -42,37 +59,44 @@ class MemoryService:
 
     # ---- reads ----
 
-    def overview(self):
-        """What a conversation opens with (seed 003 §6.1), kept small: recent facts and moments only."""
+    def overview_json(self):
+        """What a conversation opens with (seed 003 §6.1) as JSON text, in pieces (a generator).
+
+        Kept small (recent facts and moments only) and never held whole: each section is read from
+        the store when its turn comes and each record becomes JSON on its own, so the heap holds one
+        section's records and one short piece at a time, however full memory is.
+        """
         s = self.store
+        found = s.read("profile")
+        profile = found[0] if found else {}
+        for key in [k for k in profile if k == "id" or k == "learned_at" or k.endswith("_learned_at")]:
+            profile.pop(key)
+        yield '{"profile":' + _dumps(profile)
+        yield ',"preferences":{"likes":'
+        yield from _array(x["content"] for x in s.read("like"))
+        yield ',"dislikes":'
+        yield from _array(x["content"] for x in s.read("dislike"))
+        yield '},"family":'
+        yield from _array({"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
+                          for x in s.read("family"))
+        yield ',"facts":'
+        yield from _array(x["content"] for x in _last(s.read("fact"), _RECENT_FACTS))
+        for kind, key in (("trait", "traits"), ("habit", "habits"), ("goal", "goals")):
+            yield ',"%s":' % key
+            yield from _array(x["content"] for x in s.read(kind))
+        yield ',"moments":'
+        yield from _array({"topic": x["topic"], "content": x["content"]}
+                          for x in _last(s.read("moment"), _RECENT_MOMENTS))
+        yield ',"schedules":'
+        yield from _array(self.schedules.upcoming())
         affection = s.affection()
-        out = {
-            "profile": s.read("profile")[0] if s.read("profile") else {},
-            "preferences": {
-                "likes": [x["content"] for x in s.read("like")],
-                "dislikes": [x["content"] for x in s.read("dislike")],
-            },
-            "family": [{"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]} for x in s.read("family")],
-            "facts": [x["content"] for x in _last(s.read("fact"), _RECENT_FACTS)],
-            "traits": [x["content"] for x in s.read("trait")],
-            "habits": [x["content"] for x in s.read("habit")],
-            "goals": [x["content"] for x in s.read("goal")],
-            "moments": [{"topic": x["topic"], "content": x["content"]} for x in _last(s.read("moment"), _RECENT_MOMENTS)],
-            "schedules": self.schedules.upcoming(),
-            "total_coins_spent": affection["total_coins_spent"],
-            "relationship": affinity.stage(affection["total_coins_spent"])[1],
-            "mood": affection["mood"],
-            "now": clock.format_local(clock.now()) if clock.is_set() else None,
-        }
-        for key in ("id", "learned_at"):
-            out["profile"].pop(key, None)
-        for key in [k for k in out["profile"] if k.endswith("_learned_at")]:
-            out["profile"].pop(key)
-        return out
+        coins = affection["total_coins_spent"]
+        now = clock.format_local(clock.now()) if clock.is_set() else None
+        yield ',"total_coins_spent":%d,"relationship":%s,"mood":%s,"now":%s}' % (
+            coins, _dumps(affinity.stage(coins)[1]), _dumps(affection["mood"]), _dumps(now))
 
     def read(self, kind):
-        if kind is None or kind == "":
-            return self.overview()
+        """One type's records (the overview, read without a type, is overview_json())."""
         if kind == "schedule":
             return {"type": kind, "items": self.schedules.upcoming()}
         if kind == "coins" or kind == "mood" or kind == "affection":

@@ -22,7 +22,10 @@ class MemoryTool(mcp.Tool):
         m = self.memory
         action = args["action"]
         if action == "read":
-            return m.read(args.get("type"))
+            kind = args.get("type")
+            if not kind:
+                return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
+            return m.read(kind)
         if action == "write":
             return m.write(_need(args, "type"), args)
         if action == "delete":

@@ -42,6 +42,7 @@ CLOSE_TOO_BIG = const(1009)
 CLOSE_INTERNAL_ERROR = const(1011)
 
 MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
+STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
 _MAX_CONTROL = const(125)
 _MAX_HEADERS = const(48)
 _MAX_LINE = const(4096)
@@ -135,6 +136,18 @@ def encode_frame(op, payload, fin=True, mask_key=None):
     return frame_header(op, len(payload), fin, mask_key) + payload
 
 
+def _char_start(buf, n):
+    """Where buf[:n] may be cut without splitting a UTF-8 character: n, or where its last character starts."""
+    i = n - 1
+    while i > 0 and n - i < 4 and buf[i] & 0xC0 == 0x80:
+        i -= 1  # back over continuation bytes to the lead byte
+    lead = buf[i]
+    if lead < 0xC0 or i == 0:
+        return n  # ASCII (complete), or no cut point to go back to
+    need = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2
+    return i if n - i < need else n
+
+
 def _close_payload(code, reason):
     if code == CLOSE_NO_STATUS:
         return b""
@@ -167,38 +180,94 @@ class WebSocket:
         return self.close_code is not None
 
     async def send(self, data, frame_size=0):
-        """Send a text (str) or binary (bytes) message, split into frames of `frame_size` bytes if > 0."""
-        if isinstance(data, str):
-            op, data = OP_TEXT, data.encode()
-        else:
-            op, data = OP_BINARY, bytes(data)
+        """Send a message: text (str), binary (bytes), or text given as an iterator of str pieces.
+
+        A str or bytes message is split into frames of `frame_size` bytes if > 0. Pieces go out as
+        they come, gathered into frames of `frame_size` bytes (STREAM_FRAME when 0), so the whole
+        message is never built. If the iterator fails once frames are out, the connection is closed
+        with 1011 (a cut message cannot be taken back) and ConnectionClosed is raised.
+        """
         if self.close_code is not None or self._close_sent:
             raise ConnectionClosed(self.close_code or CLOSE_ABNORMAL, "send after close")
-        n = len(data)
-        if frame_size <= 0 or n <= frame_size:
-            await self._send_frame(op, data)
+        if isinstance(data, str):
+            op, data = OP_TEXT, data.encode()
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            op, data = OP_BINARY, bytes(data)
+        else:
+            await self._send_pieces(data, frame_size if frame_size > 0 else STREAM_FRAME)
             return
-        for start in range(0, n, frame_size):
-            await self._send_frame(op if start == 0 else OP_CONT, data[start : start + frame_size], start + frame_size >= n)
+        n = len(data)
+        async with self._lock:  # held for the whole message: another task's frame cannot land inside it
+            if frame_size <= 0 or n <= frame_size:
+                await self._write_frame(op, data)
+                return
+            for start in range(0, n, frame_size):
+                await self._write_frame(op if start == 0 else OP_CONT, data[start : start + frame_size], start + frame_size >= n)
+
+    async def _send_pieces(self, pieces, size):
+        buf = bytearray(size)
+        view = memoryview(buf)
+        n = 0  # bytes waiting in buf
+        op = OP_TEXT
+        failure = None
+        async with self._lock:
+            try:
+                for piece in pieces:
+                    data = piece.encode()
+                    i, left = 0, len(data)
+                    while left:
+                        if n == size:
+                            # Full: send up to the last whole character, so every frame is valid UTF-8
+                            # on its own (for peers that decode frame by frame); the rest moves up.
+                            cut = _char_start(buf, n)
+                            await self._write_frame(op, view[:cut], False)
+                            op = OP_CONT
+                            buf[: n - cut] = buf[cut:n]
+                            n -= cut
+                        m = size - n if size - n < left else left
+                        view[n : n + m] = memoryview(data)[i : i + m]
+                        n += m
+                        i += m
+                        left -= m
+            except ConnectionClosed:
+                raise
+            except Exception as e:  # a bug in the producer: recorded, handled outside the lock
+                failure = e
+            if failure is None:
+                await self._write_frame(op, view[:n])
+                return
+        if op == OP_TEXT:
+            raise failure  # nothing went out: the connection is as it was
+        await self._fail(CLOSE_INTERNAL_ERROR, "message cut off")
+        raise ConnectionClosed(CLOSE_INTERNAL_ERROR, "message cut off: %r" % (failure,))
 
     async def ping(self, data=b""):
         await self._send_frame(OP_PING, data[:_MAX_CONTROL])
 
     async def _send_frame(self, op, payload, fin=True):
+        # The lock keeps frames of two tasks whole, and whole messages apart.
+        async with self._lock:
+            await self._write_frame(op, payload, fin)
+
+    async def _write_frame(self, op, payload, fin=True):
+        # Only with self._lock held. A fresh header per frame: CPython may keep a reference to a
+        # buffer it could not send yet, so a reused bytearray could change under it. A frame up to
+        # STREAM_FRAME goes out in one write (one TCP segment, not a header segment and a payload
+        # one); a bigger payload is not copied just to join it to its header.
         key = _urandom(4) if self.client else None
         if key:
             payload = mask(payload, key)
-        # A fresh header per frame: CPython may keep a reference to a buffer it could not send yet,
-        # so a reused bytearray could change under it. The lock keeps frames of two tasks whole.
-        async with self._lock:
-            try:
-                self.writer.write(frame_header(op, len(payload), fin, key))
-                if payload:
-                    self.writer.write(payload)
-                await self.writer.drain()
-            except OSError as e:
-                self._lost()
-                raise ConnectionClosed(CLOSE_ABNORMAL, "write failed: %s" % e)
+        head = frame_header(op, len(payload), fin, key)
+        try:
+            if len(payload) <= STREAM_FRAME:
+                self.writer.write(head + payload)
+            else:
+                self.writer.write(head)
+                self.writer.write(payload)
+            await self.writer.drain()
+        except OSError as e:
+            self._lost()
+            raise ConnectionClosed(CLOSE_ABNORMAL, "write failed: %s" % e)
 
     async def recv(self):
         """The next message: str for text, bytes for binary. Answers pings; raises ConnectionClosed at the end."""

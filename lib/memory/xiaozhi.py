@@ -27,9 +27,21 @@ def envelope(kind_json, session_id):
     return '{"session_id":%s,"type":%s' % (mcp.dumps(session_id), kind_json)
 
 
-def mcp_envelope(payload_text, session_id=None):
-    """{"session_id":..,"type":"mcp","payload":..} around a JSON-RPC message that is already text."""
-    return envelope('"mcp"', session_id) + ',"payload":' + payload_text + "}"
+def mcp_envelope(payload, session_id=None):
+    """{"session_id":..,"type":"mcp","payload":..} around a JSON-RPC message that is already text.
+
+    A payload given as an iterator of pieces (a streamed answer) gives an iterator of pieces too.
+    """
+    head = envelope('"mcp"', session_id) + ',"payload":'
+    if isinstance(payload, str):
+        return head + payload + "}"
+    return _enclosed(head, payload, "}")
+
+
+def _enclosed(head, pieces, tail):
+    yield head
+    yield from pieces
+    yield tail
 
 
 def listen_detect(text, session_id=None):
@@ -85,7 +97,7 @@ class XiaozhiLink(outlink.OutboundLink):
             sock.abort()
 
     def on_text(self, text):
-        """What to send back for one text message from the server (None: nothing)."""
+        """What to send back for one text message from the server: None, a str, or an iterator of pieces."""
         try:
             msg = json.loads(text)
         except ValueError:
