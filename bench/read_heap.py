@@ -9,32 +9,9 @@ garbage included. No string or buffer of the answer is bigger than the frame buf
 (`frame_buffer_bytes`; target under 8 KB); `largest_*_piece_bytes` are the pieces.
 """
 
-import json
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def main():
-    cmd = [
-        "node", str(ROOT / "bench" / "mp_script.mjs"),
-        "--map", f"{ROOT / 'lib'}:/lib",
-        "--map", f"{ROOT / 'firmware' / 'sim'}:/lib",
-        "--map", f"{ROOT / 'tests' / 'device'}:/tests",
-        "--map", f"{ROOT / 'bench'}:/bench",
-        "--path", "/lib", "--path", "/tests", "--path", "/bench",
-        "--module", "mp_read_heap",
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    for line in proc.stdout.splitlines():
-        if line.startswith("@@json "):
-            print(json.dumps(json.loads(line[7:]), indent=2))
-            return 0
-    sys.stderr.write((proc.stdout + proc.stderr)[-3000:])
-    return 1
-
+from mpbench import run_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_script("mp_read_heap"))
