@@ -25,7 +25,7 @@ def measure(size: str, app_bytes: int, mpy: bool, tmp: Path) -> dict:
     fw = merged_firmware(tmp / f"fw-{size}.bin", app_payload=app_bytes)
     out = tmp / f"flash-{size}.bin"
     start = time.perf_counter()
-    plan = board.image_plan(fw, size, out, devconfig.device_config(token="bench"), mpy=mpy, root=root)
+    plan = board.image_plan(fw, size, out, devconfig.device_config(token="bench-token"), mpy=mpy, root=root)
     checked = time.perf_counter()
     board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
     done = time.perf_counter()

@@ -166,7 +166,12 @@ class Device:
 
 async def main(config_path=None):
     global current
-    cfg = config.load(config_path or CONFIG_PATH)
+    try:
+        cfg = config.load(config_path or CONFIG_PATH)
+    except ValueError as e:
+        # Memory stays reachable over serial (xzmem --device PORT) so the file can be fixed.
+        print("config: %s; starting with defaults, no network server until it is fixed" % e)
+        cfg = config.validate({})
     print(connect_wifi(cfg))
     print(set_clock_by_ntp(cfg))
     current = Device(cfg)

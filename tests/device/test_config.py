@@ -49,3 +49,32 @@ class Validate(unittest.TestCase):
         finally:
             os.remove(path)
         self.assertEqual(config.load(_TMP + "/missing.json")["listen_port"], 8765)
+
+
+class BadConfigAtBoot(unittest.TestCase):
+    async def test_device_starts_with_defaults_and_says_why(self):
+        import asyncio
+
+        import esp32
+        from memory import app, clock
+
+        path = _TMP + "/xz_bad_config.json"
+        with open(path, "w") as f:
+            f.write('{"listen_port": "eighty"}')
+        esp32.configure_nvs(None)
+        lines = []
+        original = app.Device.serve
+
+        async def serve(device, ready=print):
+            lines.append(device.cfg["listen_port"])
+
+        app.Device.serve = serve
+        try:
+            await app.main(path)
+        finally:
+            app.Device.serve = original
+            app.current = None
+            clock.set_utc_offset(0)
+            os.remove(path)
+        self.assertEqual(lines, [8765])
+        await asyncio.sleep(0)
