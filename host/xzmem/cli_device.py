@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from xzmem.cli import app
+from xzmem.config import Config, ConfigError, config_path, env_source, load_config
 from xzmem.device import MEMORY_TYPES, RECALL_TYPES, DeviceClient, DeviceError, is_websocket_target, redact
 from xzmem.outbox import Batch, Outbox
 from xzmem.transfer import (
@@ -53,16 +54,11 @@ class DeviceSettings:
     config_path: Path
     data_dir: Path
     sources: dict[str, str]
-
-
-def config_file_path(env: dict[str, str]) -> Path:
-    if env.get("XZMEM_CONFIG"):
-        return Path(env["XZMEM_CONFIG"]).expanduser()
-    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "xzmem" / "config.toml"
+    config: Config
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
+    """The config file as raw tables, for `xzmem config` to add to and write back."""
     if not path.exists():
         return {}
     try:
@@ -72,34 +68,27 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 
 def resolve_settings(device: str | None = None, token: str | None = None, env: dict[str, str] | None = None) -> DeviceSettings:
-    """Where the device is and how to get in: the option, else $XZMEM_DEVICE/$XZMEM_TOKEN, else
-    the `[device]` table (`url`, `token`) of the config file ($XZMEM_CONFIG or
-    ~/.config/xzmem/config.toml). The data dir (for the outbox) is $XZMEM_DATA_DIR, else
-    `[host] data_dir` of the config file, else ~/.local/share/xzmem.
+    """Where the device is and how to get in: the option, else the shared Config (config.py), which
+    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file.
+    The data dir (for the outbox) is the Config's too: $XZMEM_DATA_DIR, else `[host] data_dir`,
+    else ~/.local/share/xzmem.
     """
     env = dict(os.environ if env is None else env)
-    path = config_file_path(env)
-    config = read_config_file(path)
-    section = config.get("device", {})
-    if not isinstance(section, dict):
-        raise CliProblem(f"config file {path}: [device] must be a table")
+    try:
+        cfg = load_config(env=env)
+    except ConfigError as exc:
+        raise CliProblem(str(exc)) from None
     sources: dict[str, str] = {}
 
-    def pick(name: str, option: str | None, env_name: str, key: str) -> str | None:
-        for value, source in ((option, "option"), (env.get(env_name), env_name), (section.get(key), str(path))):
-            if value:
-                if not isinstance(value, str):
-                    raise CliProblem(f"config file {path}: device.{key} must be a string, got {value!r}")
-                sources[name] = source
-                return value
-        return None
+    def pick(name: str, option: str | None, key: str) -> str | None:
+        value = option or getattr(cfg.device, key)
+        if value:
+            sources[name] = "option" if option else env_source(env, "device", key) or cfg.source
+        return value or None
 
-    target = pick("device", device, "XZMEM_DEVICE", "url")
-    secret = pick("token", token, "XZMEM_TOKEN", "token")
-    host = config.get("host", {})
-    data_dir = env.get("XZMEM_DATA_DIR") or (host.get("data_dir") if isinstance(host, dict) else None)
-    default_data = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "xzmem"
-    return DeviceSettings(target, secret, path, Path(data_dir).expanduser() if data_dir else default_data, sources)
+    target = pick("device", device, "url")
+    secret = pick("token", token, "token")
+    return DeviceSettings(target, secret, Path(cfg.source), cfg.data_path, sources, cfg)
 
 
 # --- running and reporting ---------------------------------------------------------------------
@@ -527,7 +516,7 @@ def config(
     """Show the host config file, save device settings into it (--device/--token), or --check it."""
     with _one_line_errors():
         env = dict(os.environ)
-        path = config_file_path(env)
+        path = config_path(env)
         if set_device or set_token or set_data_dir:
             data = read_config_file(path)
             if set_device:
