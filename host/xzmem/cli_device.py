@@ -108,7 +108,7 @@ def _say(line: str) -> None:
 
 
 @contextmanager
-def _one_line_errors() -> Iterator[None]:
+def one_line_errors() -> Iterator[None]:
     try:
         yield
     except (DeviceError, CliProblem, ExportFileError) as exc:
@@ -116,7 +116,8 @@ def _one_line_errors() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
+def require_device(settings: DeviceSettings) -> None:
+    """CliProblem unless the settings name a device (and a token for a WebSocket one)."""
     if not settings.target:
         raise CliProblem(
             "no device: pass --device ws://HOST:PORT/mcp (or a serial port), set XZMEM_DEVICE, "
@@ -124,6 +125,10 @@ def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaita
         )
     if is_websocket_target(settings.target) and not settings.token and "token=" not in settings.target:
         raise CliProblem(f"no token for {settings.target}: pass --token, set XZMEM_TOKEN, or save one with `xzmem config`")
+
+
+def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
+    require_device(settings)
 
     async def main() -> T:
         async with DeviceClient(settings.target, settings.token) as client:
@@ -225,7 +230,7 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """Show what the device remembers: everything, or one TYPE."""
-    with _one_line_errors():
+    with one_line_errors():
         args = {"action": "read"}
         if type_ is not None:
             args["type"] = _check_type(type_, MEMORY_TYPES)
@@ -250,7 +255,7 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Search the device's archive of facts, moments and events."""
-    with _one_line_errors():
+    with one_line_errors():
         args: dict[str, Any] = {"action": "recall", "type": _check_type(type_, RECALL_TYPES, "recall type"), "limit": limit}
         if keyword:
             args["keyword"] = keyword
@@ -270,7 +275,7 @@ def recall(
 @app.command()
 def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """List the device's schedules and reminders."""
-    with _one_line_errors():
+    with one_line_errors():
         data = _with_device(
             resolve_settings(device, token), lambda c: c.call("memory", {"action": "read", "type": "schedule"})
         )
@@ -287,7 +292,7 @@ def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt
 @app.command()
 def stats(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """Storage figures from the device: NVS entries, archive bytes and counts, flash writes."""
-    with _one_line_errors():
+    with one_line_errors():
         data = _with_device(resolve_settings(device, token), lambda c: c.call("memory_sync", {"action": "stats"}))
         if as_json:
             _print_json(data)
@@ -309,7 +314,7 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Delete one memory from the device."""
-    with _one_line_errors():
+    with one_line_errors():
         args: dict[str, Any] = {"action": "delete", "type": _check_type(type_, MEMORY_TYPES)}
         if content is not None:
             args["content"] = content
@@ -350,7 +355,7 @@ def export_(
     token: TokenOpt = None,
 ) -> None:
     """Save all of the device's memory to FILE."""
-    with _one_line_errors():
+    with one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
 
@@ -374,7 +379,7 @@ def import_(
     as_json: JsonOpt = False,
 ) -> None:
     """Load an export FILE into the device (records it already has change nothing)."""
-    with _one_line_errors():
+    with one_line_errors():
         records = read_export(file)
         if not records:
             _say(f"{file} holds no records; nothing to import")
@@ -432,7 +437,7 @@ def outbox(
     as_json: JsonOpt = False,
 ) -> None:
     """List the op batches waiting for a device; --send delivers them, --drop discards one."""
-    with _one_line_errors():
+    with one_line_errors():
         settings = resolve_settings(device, token)
         path = file or settings.data_dir / "outbox.sqlite3"
         if not path.exists() and not send:
@@ -514,7 +519,7 @@ def config(
     as_json: JsonOpt = False,
 ) -> None:
     """Show the host config file, save device settings into it (--device/--token), or --check it."""
-    with _one_line_errors():
+    with one_line_errors():
         env = dict(os.environ)
         path = config_path(env)
         if set_device or set_token or set_data_dir:
