@@ -265,12 +265,17 @@ class Chat:
         self.conversation = []
         self.llm_messages = []
 
-    async def run(self, lines: ObjectReceiveStream[str], echo: str | None = None) -> None:
+    async def run(
+        self, lines: ObjectReceiveStream[str], echo: str | None = None, ready: Callable[[], None] | None = None
+    ) -> None:
         """Take messages until the stream closes or an exit word; `idle_minutes` of silence ends a
         conversation (reflection) without ending the chat. With `echo`, each message is said first
-        behind that prompt (for scripted input nobody typed)."""
+        behind that prompt (for scripted input nobody typed); `ready()` is called whenever the chat
+        waits for the next message (a terminal shows its prompt then)."""
         idle = self.cfg.chat.idle_minutes * 60
         while True:
+            if ready is not None:
+                ready()
             with anyio.move_on_after(idle if self.conversation else math.inf) as waiting:
                 try:
                     line = await lines.receive()
@@ -300,6 +305,7 @@ async def run_chat(
     say: Callable[[str], None],
     clock: Callable[[], float] = time.time,
     echo: str | None = None,
+    ready: Callable[[], None] | None = None,
 ) -> Chat:
     """Open the device, the outbox and the host database from `cfg`, and chat until `lines` ends.
 
@@ -311,5 +317,5 @@ async def run_chat(
         chat = Chat(cfg, pipelines, outbox, say, clock)
         async with DeviceClient(target, token, on_message=chat.on_message) as client:
             await chat.start(client)
-            await chat.run(lines, echo)
+            await chat.run(lines, echo, ready)
     return chat

@@ -18,21 +18,11 @@ from xzmem.cli_device import DeviceOpt, TokenOpt, one_line_errors, require_devic
 PROMPT = "你> "
 
 
-def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken, interactive: bool) -> None:
-    """Feed stdin lines to the chat from a thread (with a prompt on a terminal); end of input closes the stream."""
+def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
+    """Feed stdin lines to the chat from a thread; end of input closes the stream."""
     try:
-        while True:
-            if interactive:
-                try:
-                    line = input(PROMPT)
-                except EOFError:
-                    break
-            else:
-                line = sys.stdin.readline()
-                if not line:
-                    break
-                line = line.rstrip("\n")
-            anyio.from_thread.run_sync(send.send_nowait, line, token=token)
+        for line in sys.stdin:
+            anyio.from_thread.run_sync(send.send_nowait, line.rstrip("\n"), token=token)
     except RuntimeError:
         return  # the chat has already finished
     anyio.from_thread.run_sync(send.close, token=token)
@@ -60,10 +50,14 @@ def chat(
         async def main() -> None:
             send, receive = anyio.create_memory_object_stream[str](max_buffer_size=256)
             interactive = sys.stdin.isatty()
-            reader = threading.Thread(target=_read_stdin, args=(send, current_token(), interactive), daemon=True)
-            reader.start()
+            threading.Thread(target=_read_stdin, args=(send, current_token()), daemon=True).start()
             async with receive:
-                # A script's lines are echoed as each turn starts, so the transcript reads like a conversation.
-                await run_chat(cfg, settings.target, settings.token, receive, say, echo=None if interactive else PROMPT)
+                # A terminal gets a prompt when the chat is ready for the next line; a script's lines
+                # are echoed as each turn starts, so the transcript reads like a conversation.
+                if interactive:
+                    await run_chat(cfg, settings.target, settings.token, receive, say,
+                                   ready=lambda: print(PROMPT, end="", flush=True))
+                else:
+                    await run_chat(cfg, settings.target, settings.token, receive, say, echo=PROMPT)
 
         anyio.run(main)

@@ -61,6 +61,12 @@ async def device_read(url: str, **args) -> dict:
         return await client.memory(action="read", **args)
 
 
+async def device_search(url: str, keyword: str) -> list[dict]:
+    async with DeviceClient(url) as client:
+        found = await client.memory(action="search", keyword=keyword)
+        return found["items"] if isinstance(found, dict) else found
+
+
 def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
     with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
         said = asyncio.run(chat_lines(host_config(tmp_path), device.url, SCRIPT))
@@ -172,3 +178,26 @@ def test_chat_command_fails_in_one_line(tmp_path, token, message):
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("xzmem: ") and message in done.stderr, done.stderr
     assert "记住了" not in done.stdout
+
+
+def test_idle_minutes_end_the_conversation_with_a_reflection(tmp_path, fake_llm):  # noqa: F811
+    fake_llm.reply("好呀，围棋很有意思。", match="陪伴用户聊天的小智")
+    fake_llm.reply({"soul_state_code": "0110", "feedback_data": {
+        "useful_memory_ids": [], "merge_groups": [],
+        "new_memories": {"knowledge": [{"judgment": "用户最近迷上了下围棋", "reasoning": "用户自己说的", "tags": ["爱好"]}],
+                         "skill": [], "emotional": [], "event": []}}}, match="反思模块")
+    cfg = host_config(tmp_path, fake_llm.base_url)
+    cfg.chat.idle_minutes = 0.02  # 1.2 s of silence
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(device_read(device.url))
+        started = time.monotonic()
+        said = asyncio.run(chat_lines(cfg, device.url, ["最近迷上了下围棋"], timeout=10,
+                                      until=lambda said: any("对话反思" in s for s in said)))
+        waited = time.monotonic() - started
+        found = asyncio.run(device_search(device.url, "围棋"))
+    reflections = [r for r in fake_llm.requests if "反思模块" in json.dumps(r["body"], ensure_ascii=False)]
+    assert waited < 8  # the reflection came from the silence, not from the chat's end 10 s later
+    assert len(reflections) == 1  # the idle one; the chat's end found no new conversation to reflect on
+    assert "最近迷上了下围棋" in json.dumps(reflections[0]["body"], ensure_ascii=False)
+    assert any(s.startswith("  （对话反思：") for s in said), said
+    assert [item.get("payload") for item in found if item["type"] == "keyed"] == ["用户最近迷上了下围棋"], found
