@@ -315,7 +315,10 @@ async def run_chat(
     pipelines = Pipelines(cfg, open_db(cfg.data_path), llm, clock=clock)
     with Outbox(cfg.data_path / OUTBOX_FILE) as outbox:
         chat = Chat(cfg, pipelines, outbox, say, clock)
-        async with DeviceClient(target, token, on_message=chat.on_message) as client:
+        # Few, short reconnect attempts: while the device is away a turn should not stall, and its
+        # batches wait in the outbox for the next turn anyway.
+        async with DeviceClient(target, token, on_message=chat.on_message, reconnect_attempts=2,
+                                backoff=(0.5, 1.0)) as client:
             await chat.start(client)
             await chat.run(lines, echo, ready)
     return chat
