@@ -34,6 +34,8 @@ compile: $(INSTALLED)
 test: setup compile
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The demo notes how long after make started it showed the first memory.
+demo: export XZMEM_DEMO_T0 := $(shell $(PYTHON) -c 'import time; print(time.time())')
 demo: setup compile
 	$(PY) scripts/demo.py
 

@@ -22,4 +22,4 @@ def version() -> None:
 
 
 # Imported last because they import `app`.
-from xzmem import cli_board, cli_device, cli_gateway, cli_pipelines, cli_sim  # noqa: E402,F401,I001
+from xzmem import cli_board, cli_chat, cli_device, cli_gateway, cli_pipelines, cli_sim  # noqa: E402,F401,I001

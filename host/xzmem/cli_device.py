@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from xzmem.cli import app
+from xzmem.config import Config, ConfigError, config_path, env_source, load_config
 from xzmem.device import MEMORY_TYPES, RECALL_TYPES, DeviceClient, DeviceError, is_websocket_target, redact
 from xzmem.outbox import Batch, Outbox
 from xzmem.transfer import (
@@ -53,16 +54,11 @@ class DeviceSettings:
     config_path: Path
     data_dir: Path
     sources: dict[str, str]
-
-
-def config_file_path(env: dict[str, str]) -> Path:
-    if env.get("XZMEM_CONFIG"):
-        return Path(env["XZMEM_CONFIG"]).expanduser()
-    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "xzmem" / "config.toml"
+    config: Config
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
+    """The config file as raw tables, for `xzmem config` to add to and write back."""
     if not path.exists():
         return {}
     try:
@@ -72,34 +68,27 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 
 def resolve_settings(device: str | None = None, token: str | None = None, env: dict[str, str] | None = None) -> DeviceSettings:
-    """Where the device is and how to get in: the option, else $XZMEM_DEVICE/$XZMEM_TOKEN, else
-    the `[device]` table (`url`, `token`) of the config file ($XZMEM_CONFIG or
-    ~/.config/xzmem/config.toml). The data dir (for the outbox) is $XZMEM_DATA_DIR, else
-    `[host] data_dir` of the config file, else ~/.local/share/xzmem.
+    """Where the device is and how to get in: the option, else the shared Config (config.py), which
+    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file.
+    The data dir (for the outbox) is the Config's too: $XZMEM_DATA_DIR, else `[host] data_dir`,
+    else ~/.local/share/xzmem.
     """
     env = dict(os.environ if env is None else env)
-    path = config_file_path(env)
-    config = read_config_file(path)
-    section = config.get("device", {})
-    if not isinstance(section, dict):
-        raise CliProblem(f"config file {path}: [device] must be a table")
+    try:
+        cfg = load_config(env=env)
+    except ConfigError as exc:
+        raise CliProblem(str(exc)) from None
     sources: dict[str, str] = {}
 
-    def pick(name: str, option: str | None, env_name: str, key: str) -> str | None:
-        for value, source in ((option, "option"), (env.get(env_name), env_name), (section.get(key), str(path))):
-            if value:
-                if not isinstance(value, str):
-                    raise CliProblem(f"config file {path}: device.{key} must be a string, got {value!r}")
-                sources[name] = source
-                return value
-        return None
+    def pick(name: str, option: str | None, key: str) -> str | None:
+        value = option or getattr(cfg.device, key)
+        if value:
+            sources[name] = "option" if option else env_source(env, "device", key) or cfg.source
+        return value or None
 
-    target = pick("device", device, "XZMEM_DEVICE", "url")
-    secret = pick("token", token, "XZMEM_TOKEN", "token")
-    host = config.get("host", {})
-    data_dir = env.get("XZMEM_DATA_DIR") or (host.get("data_dir") if isinstance(host, dict) else None)
-    default_data = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "xzmem"
-    return DeviceSettings(target, secret, path, Path(data_dir).expanduser() if data_dir else default_data, sources)
+    target = pick("device", device, "url")
+    secret = pick("token", token, "token")
+    return DeviceSettings(target, secret, Path(cfg.source), cfg.data_path, sources, cfg)
 
 
 # --- running and reporting ---------------------------------------------------------------------
@@ -119,7 +108,7 @@ def _say(line: str) -> None:
 
 
 @contextmanager
-def _one_line_errors() -> Iterator[None]:
+def one_line_errors() -> Iterator[None]:
     try:
         yield
     except (DeviceError, CliProblem, ExportFileError) as exc:
@@ -127,7 +116,8 @@ def _one_line_errors() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
+def require_device(settings: DeviceSettings) -> None:
+    """CliProblem unless the settings name a device (and a token for a WebSocket one)."""
     if not settings.target:
         raise CliProblem(
             "no device: pass --device ws://HOST:PORT/mcp (or a serial port), set XZMEM_DEVICE, "
@@ -135,6 +125,10 @@ def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaita
         )
     if is_websocket_target(settings.target) and not settings.token and "token=" not in settings.target:
         raise CliProblem(f"no token for {settings.target}: pass --token, set XZMEM_TOKEN, or save one with `xzmem config`")
+
+
+def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
+    require_device(settings)
 
     async def main() -> T:
         async with DeviceClient(settings.target, settings.token) as client:
@@ -236,7 +230,7 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """Show what the device remembers: everything, or one TYPE."""
-    with _one_line_errors():
+    with one_line_errors():
         args = {"action": "read"}
         if type_ is not None:
             args["type"] = _check_type(type_, MEMORY_TYPES)
@@ -261,7 +255,7 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Search the device's archive of facts, moments and events."""
-    with _one_line_errors():
+    with one_line_errors():
         args: dict[str, Any] = {"action": "recall", "type": _check_type(type_, RECALL_TYPES, "recall type"), "limit": limit}
         if keyword:
             args["keyword"] = keyword
@@ -281,7 +275,7 @@ def recall(
 @app.command()
 def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """List the device's schedules and reminders."""
-    with _one_line_errors():
+    with one_line_errors():
         data = _with_device(
             resolve_settings(device, token), lambda c: c.call("memory", {"action": "read", "type": "schedule"})
         )
@@ -298,7 +292,7 @@ def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt
 @app.command()
 def stats(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """Storage figures from the device: NVS entries, archive bytes and counts, flash writes."""
-    with _one_line_errors():
+    with one_line_errors():
         data = _with_device(resolve_settings(device, token), lambda c: c.call("memory_sync", {"action": "stats"}))
         if as_json:
             _print_json(data)
@@ -320,7 +314,7 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Delete one memory from the device."""
-    with _one_line_errors():
+    with one_line_errors():
         args: dict[str, Any] = {"action": "delete", "type": _check_type(type_, MEMORY_TYPES)}
         if content is not None:
             args["content"] = content
@@ -361,7 +355,7 @@ def export_(
     token: TokenOpt = None,
 ) -> None:
     """Save all of the device's memory to FILE."""
-    with _one_line_errors():
+    with one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
 
@@ -385,7 +379,7 @@ def import_(
     as_json: JsonOpt = False,
 ) -> None:
     """Load an export FILE into the device (records it already has change nothing)."""
-    with _one_line_errors():
+    with one_line_errors():
         records = read_export(file)
         if not records:
             _say(f"{file} holds no records; nothing to import")
@@ -443,7 +437,7 @@ def outbox(
     as_json: JsonOpt = False,
 ) -> None:
     """List the op batches waiting for a device; --send delivers them, --drop discards one."""
-    with _one_line_errors():
+    with one_line_errors():
         settings = resolve_settings(device, token)
         path = file or settings.data_dir / "outbox.sqlite3"
         if not path.exists() and not send:
@@ -525,9 +519,9 @@ def config(
     as_json: JsonOpt = False,
 ) -> None:
     """Show the host config file, save device settings into it (--device/--token), or --check it."""
-    with _one_line_errors():
+    with one_line_errors():
         env = dict(os.environ)
-        path = config_file_path(env)
+        path = config_path(env)
         if set_device or set_token or set_data_dir:
             data = read_config_file(path)
             if set_device:

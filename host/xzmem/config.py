@@ -1,7 +1,9 @@
 """The one configuration object: read once from a TOML file and the environment, then passed down.
 
-File: `$XZMEM_CONFIG`, else `~/.config/xzmem/config.toml` (missing is fine). Environment overrides:
-`XZMEM_LLM_BASE_URL`, `XZMEM_LLM_API_KEY`, `XZMEM_LLM_MODEL`, `XZMEM_DATA` (data directory).
+File: `$XZMEM_CONFIG`, else `$XDG_CONFIG_HOME/xzmem/config.toml` (default `~/.config`); missing is
+fine. Environment overrides: `XZMEM_LLM_BASE_URL`, `XZMEM_LLM_API_KEY`, `XZMEM_LLM_MODEL`,
+`XZMEM_DEVICE` and `XZMEM_TOKEN` (the device), `XZMEM_DATA_DIR` or `XZMEM_DATA` (data directory,
+default `$XDG_DATA_HOME/xzmem`, i.e. `~/.local/share/xzmem`). Command-line options go over both.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ class ChangesConfig:
 
 
 @dataclass
+class ChatConfig:
+    idle_minutes: float = 5.0
+
+
+@dataclass
 class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     device: DeviceConfig = field(default_factory=DeviceConfig)
@@ -71,6 +78,7 @@ class Config:
     working: WorkingConfig = field(default_factory=WorkingConfig)
     sieve: SieveConfig = field(default_factory=SieveConfig)
     changes: ChangesConfig = field(default_factory=ChangesConfig)
+    chat: ChatConfig = field(default_factory=ChatConfig)
     # The board's own /config.json values (WiFi, ports, links); checked by xzmem.devconfig with the
     # device's validator, so they are kept as given here.
     board: dict = field(default_factory=dict)
@@ -101,18 +109,44 @@ def _fill(section_obj, values: Mapping, section: str, path: str) -> None:
         setattr(section_obj, name, value)
 
 
+# Environment variables over file values: (variable, section, key); the first set one wins.
+ENV_OVERRIDES = (
+    ("XZMEM_LLM_BASE_URL", "llm", "base_url"),
+    ("XZMEM_LLM_API_KEY", "llm", "api_key"),
+    ("XZMEM_LLM_MODEL", "llm", "model"),
+    ("XZMEM_DEVICE", "device", "url"),
+    ("XZMEM_TOKEN", "device", "token"),
+    ("XZMEM_DATA_DIR", "host", "data_dir"),
+    ("XZMEM_DATA", "host", "data_dir"),
+)
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the config file is: $XZMEM_CONFIG, else $XDG_CONFIG_HOME (or ~/.config)/xzmem/config.toml."""
+    env = os.environ if env is None else env
+    if env.get("XZMEM_CONFIG"):
+        return Path(env["XZMEM_CONFIG"]).expanduser()
+    return Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config").expanduser() / "xzmem" / "config.toml"
+
+
+def env_source(env: Mapping[str, str], section: str, key: str) -> str | None:
+    """The environment variable that set `[section] key`, if one did."""
+    for var, var_section, var_key in ENV_OVERRIDES:
+        if (var_section, var_key) == (section, key) and env.get(var):
+            return var
+    return None
+
+
 def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Read the TOML file (if it exists) and the environment into one Config."""
     env = os.environ if env is None else env
-    if path is None:
-        path = env.get("XZMEM_CONFIG") or Path.home() / ".config" / "xzmem" / "config.toml"
-    path = Path(path).expanduser()
+    path = config_path(env) if path is None else Path(path).expanduser()
     cfg = Config(source=str(path))
     if path.exists():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: {e}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
         for section, values in data.items():
             if section == "board" and isinstance(values, dict):
                 cfg.board = dict(values)
@@ -121,11 +155,10 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
             if section == "source" or target is None or not isinstance(values, dict):
                 raise ConfigError(f"{path}: unknown section [{section}]")
             _fill(target, values, section, str(path))
-    for var, attr in (("XZMEM_LLM_BASE_URL", "base_url"), ("XZMEM_LLM_API_KEY", "api_key"), ("XZMEM_LLM_MODEL", "model")):
-        if env.get(var):
-            setattr(cfg.llm, attr, env[var])
-    if env.get("XZMEM_DATA"):
-        cfg.host.data_dir = env["XZMEM_DATA"]
+    for section, key in {(section, key) for _, section, key in ENV_OVERRIDES}:
+        var = env_source(env, section, key)
+        if var is not None:
+            setattr(getattr(cfg, section), key, env[var])
     if not cfg.host.data_dir:
-        cfg.host.data_dir = str(Path.home() / ".local" / "share" / "xzmem")
+        cfg.host.data_dir = str(Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "xzmem")
     return cfg

@@ -66,6 +66,9 @@ _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "女生": "女", "
 _LIKE = [
     (re.compile(r"我(?:很|特别|最|比较|超|真的)?(?:不喜欢|讨厌|受不了|怕|不想|不要)\s*([^，。,.！？!?；;]{1,20})"), "dislike"),
     (re.compile(r"我(?:很|特别|最|比较|超|真的)?(?:喜欢|爱吃|爱喝|爱看|爱玩|热爱|偏好)\s*([^，。,.！？!?；;]{1,20})"), "like"),
+    # "……，还喜欢画画" / "……，也不喜欢下雨": a second liking in the same sentence, without a new 我.
+    (re.compile(r"[，,、]\s*我?(?:也|还|更)(?:很|特别|最|比较|超)?(?:不喜欢|讨厌|受不了|怕)\s*([^，。,.！？!?；;]{1,20})"), "dislike"),
+    (re.compile(r"[，,、]\s*我?(?:也|还|更)(?:很|特别|最|比较|超)?(?:喜欢|爱吃|爱喝|爱看|爱玩)\s*([^，。,.！？!?；;]{1,20})"), "like"),
     (re.compile(r"\bI (?:really )?(?:don'?t like|do not like|hate|dislike|can'?t stand)\s+([^,.!?;]{1,40})", re.I), "dislike"),
     (re.compile(r"\bI (?:really |do )?(?:like|love|prefer|enjoy)\s+([^,.!?;]{1,40})", re.I), "like"),
 ]

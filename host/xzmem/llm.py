@@ -123,13 +123,19 @@ class LLMClient:
         """One completion; returns its text and the prompt tokens the server counted (if it says)."""
         if self._client is None:
             raise LLMOff(LLM_OFF_MESSAGE)
+        response = await self._create(
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            temperature=self.cfg.temperature if temperature is None else temperature,
+            max_tokens=max_tokens or self.cfg.max_tokens,
+        )
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        return text, getattr(usage, "prompt_tokens", None)
+
+    async def _create(self, **request: Any) -> Any:
+        """A chat completion with the client's errors turned into one-line LLMErrors."""
         try:
-            response = await self._client.chat.completions.create(
-                model=self.cfg.model,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                temperature=self.cfg.temperature if temperature is None else temperature,
-                max_tokens=max_tokens or self.cfg.max_tokens,
-            )
+            response = await self._client.chat.completions.create(model=self.cfg.model, **request)
         except openai.APITimeoutError:
             raise LLMError(f"LLM timed out after {self.cfg.timeout:.1f} s ({self.cfg.max_retries} retries)") from None
         except openai.APIStatusError as e:
@@ -140,9 +146,25 @@ class LLMClient:
             raise LLMError(f"LLM sent a malformed response: {e}") from None
         if not response.choices:
             raise LLMError("LLM answered with no choices")
-        text = response.choices[0].message.content or ""
-        usage = getattr(response, "usage", None)
-        return text, getattr(usage, "prompt_tokens", None)
+        return response
+
+    async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        """One turn of a function-calling conversation: the assistant message as a dict
+        (`content`, and `tool_calls` when the model wants tools run), ready to append to `messages`."""
+        if self._client is None:
+            raise LLMOff(LLM_OFF_MESSAGE)
+        options: dict[str, Any] = {"tools": tools} if tools else {}
+        response = await self._create(messages=messages, temperature=self.cfg.temperature,
+                                      max_tokens=self.cfg.max_tokens, **options)
+        message = response.choices[0].message
+        reply: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+        if message.tool_calls:
+            reply["tool_calls"] = [
+                {"id": call.id, "type": "function",
+                 "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
+                for call in message.tool_calls
+            ]
+        return reply
 
     async def complete_json(self, system: str, user: str, schema: Any) -> LLMReply:
         """Ask, extract the JSON and validate it against `schema` (a pydantic model or type)."""

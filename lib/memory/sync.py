@@ -1,8 +1,9 @@
 # memory_sync: op batches from the host applied once each, and export/import of all memory.
 #
 # The replay log (last 32 batch ids with their results) is a JSON file written new-then-renamed
-# after the batch's changes are flushed. A power cut between the two can make the host resend a
-# batch that was applied; every op but `coins` gives the same state when applied twice.
+# after the batch's changes are flushed. A power cut between the two makes the host resend a batch
+# that was applied; every op but `coins` gives the same state when applied twice, so a batch with
+# coins first logs the total it starts from, and a resent one adds its coins to that total again.
 
 import json
 
@@ -24,7 +25,8 @@ class Sync:
     def __init__(self, memory, log_path):
         self.memory = memory
         self.log_path = log_path
-        self.log = []  # [[batch_id, result], ...], oldest first
+        self.log = []  # [[batch_id, result or {"coins_before": n} while applying], ...], oldest first
+        self._coins = 0  # total_coins_spent as the batch being applied has left it
         self.log_error = None
         self._load()
 
@@ -59,17 +61,44 @@ class Sync:
         if not isinstance(ops, list) or not 0 < len(ops) <= _MAX_OPS:
             raise ValueError("ops must be a list of 1-%d ops" % _MAX_OPS)
         first = self._seen(batch_id)
-        if first is not None:
+        if first is not None and "results" in first:
             out = dict(first)
             out["replayed"] = True
             return out
+        if first is not None:
+            self._coins = first["coins_before"]  # the power went while this batch was being applied
+        elif _has_coins(ops):
+            self._coins = self.memory.store.affection()["total_coins_spent"]
+            self._remember(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
         results = [self._apply_one(op) for op in ops]
         self.memory.store.flush()
         out = {"batch_id": batch_id, "replayed": False, "results": results}
-        self.log.append([batch_id, out])
-        if len(self.log) > _KEEP_BATCHES:
-            self.log.pop(0)
+        self._remember(batch_id, out)
+        return out
+
+    def _remember(self, batch_id, out):
+        """Log `out` for `batch_id` (replacing its start entry) and save the log."""
+        for entry in self.log:
+            if entry[0] == batch_id:
+                entry[1] = out
+                break
+        else:
+            self.log.append([batch_id, out])
+            if len(self.log) > _KEEP_BATCHES:
+                self.log.pop(0)
         self._save()
+
+    def _add_coins(self, op):
+        """Coins counted from the batch's starting total, so a resent batch lands on the same total."""
+        amount = op.get("amount", op.get("content"))
+        try:
+            amount = int(amount)
+        except (TypeError, ValueError):
+            raise ValueError("coins needs an integer amount, got %r" % (amount,))
+        total = self._coins + amount
+        total = total if total > 0 else 0
+        out = self.memory.store.set_affection({"total_coins_spent": total})
+        self._coins = total
         return out
 
     def _apply_one(self, op):
@@ -88,7 +117,7 @@ class Sync:
             elif name == "del_mem":
                 out = _keyed(m).delete(op.get("key"))
             elif name == "coins":
-                out = m.write("coins", op)
+                out = self._add_coins(op)
             else:
                 fields = {"mood": op.get("mood", "")}
                 if op.get("soul_state_code") is not None:
@@ -179,3 +208,10 @@ def _record_op(record):
     if kind == "schedule":
         op["force"] = True
     return op
+
+
+def _has_coins(ops):
+    for op in ops:
+        if isinstance(op, dict) and op.get("op") == "coins":
+            return True
+    return False

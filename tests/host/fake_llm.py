@@ -1,8 +1,9 @@
 """A scriptable OpenAI-compatible chat server on 127.0.0.1 for tests (standard library only).
 
 Queue replies with `reply()`: content text, HTTP status, a delay (to cause client timeouts), a raw
-body, and an optional `match` substring so concurrent stages (sieve and change detection) each get
-their own answer. Every request is recorded in `requests`. An empty queue answers HTTP 500.
+body, tool calls (`tool_calls=[(name, arguments_dict), ...]`, answered as an assistant message that
+asks for them), and an optional `match` substring so concurrent stages (sieve and change detection)
+each get their own answer. Every request is recorded in `requests`. An empty queue answers HTTP 500.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Reply:
     delay: float = 0.0
     body: str | None = None
     match: str | None = None
+    tool_calls: list | None = None
 
 
 class FakeLLM:
@@ -46,11 +48,11 @@ class FakeLLM:
         self._server.shutdown()
         self._server.server_close()
 
-    def reply(self, content=None, status=200, delay=0.0, body=None, match=None) -> None:
+    def reply(self, content=None, status=200, delay=0.0, body=None, match=None, tool_calls=None) -> None:
         if content is not None and not isinstance(content, str):
             content = json.dumps(content, ensure_ascii=False)
         with self._lock:
-            self._queue.append(Reply(content, status, delay, body, match))
+            self._queue.append(Reply(content, status, delay, body, match, tool_calls))
 
     def pending(self) -> int:
         return len(self._queue)
@@ -73,7 +75,7 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append({"path": self.path, "body": body, "headers": {k.lower(): v for k, v in self.headers.items()}})
-                text = "\n".join(m.get("content", "") for m in body.get("messages", []))
+                text = "\n".join(m.get("content") or "" for m in body.get("messages", []))
                 scripted = fake._take(text)
                 if scripted is None:
                     scripted = Reply(status=500, body='{"error": {"message": "no scripted reply"}}')
@@ -84,11 +86,18 @@ class FakeLLM:
                 elif scripted.status != 200:
                     payload = json.dumps({"error": {"message": "scripted failure", "type": "server_error"}})
                 else:
+                    message = {"role": "assistant", "content": scripted.content}
+                    if scripted.tool_calls:
+                        message["tool_calls"] = [
+                            {"id": f"call_{i}", "type": "function",
+                             "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+                            for i, (name, args) in enumerate(scripted.tool_calls)
+                        ]
                     payload = json.dumps({
                         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
                         "model": body.get("model", "fake"),
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": scripted.content}}],
+                        "choices": [{"index": 0, "finish_reason": "tool_calls" if scripted.tool_calls else "stop",
+                                     "message": message}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                     }, ensure_ascii=False)
                 data = payload.encode("utf-8")

@@ -48,6 +48,13 @@ def test_likes_and_dislikes_in_one_sentence():
     assert sorted((w["type"], w["content"]) for w in writes) == [("dislike", "olives"), ("like", "tea")]
 
 
+def test_a_second_liking_after_a_comma_needs_no_new_subject():
+    _, writes = fast_channel("我喜欢打篮球，还喜欢画画。", NOW)
+    assert [(w["type"], w["content"]) for w in writes] == [("like", "打篮球"), ("like", "画画")]
+    _, writes = fast_channel("我不喜欢下雨，也讨厌打雷", NOW)
+    assert [(w["type"], w["content"]) for w in writes] == [("dislike", "下雨"), ("dislike", "打雷")]
+
+
 def test_family_member():
     _, writes = fast_channel("我妈妈叫李娟", NOW)
     assert writes == [{"op": "write", "type": "family", "content": "妈妈 李娟", "relation": "妈妈",

@@ -1,0 +1,203 @@
+"""`xzmem chat` against a real `xzmem sim`: memories written with and without an LLM, reminders in the
+chat, a device that drops out mid-chat, and the command's one-line failures."""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from datetime import datetime
+from pathlib import Path
+
+import anyio
+import pytest
+from fake_llm import fake_llm  # noqa: F401
+from simdevice import TOKEN, SimDevice
+from xzmem.chat import LLM_OFF_NOTE, Chat, run_chat
+from xzmem.config import Config
+from xzmem.db import open_db
+from xzmem.device import DeviceClient
+from xzmem.llm import LLMClient
+from xzmem.outbox import Outbox
+from xzmem.pipelines import Pipelines
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+SCRIPT = ["你好！我叫王浩宇。", "我喜欢打篮球，还喜欢画画。", "我妈妈叫李娟。", "明天下午3点提醒我去开家长会。", "我叫什么？"]
+
+
+def host_config(tmp_path: Path, llm_url: str | None = None) -> Config:
+    cfg = Config()
+    cfg.host.data_dir = str(tmp_path / "host")
+    if llm_url:
+        cfg.llm.base_url, cfg.llm.model, cfg.llm.max_retries, cfg.llm.timeout = llm_url, "fake", 0, 10
+    return cfg
+
+
+async def chat_lines(cfg: Config, url: str, lines: list[str], until=None, timeout: float = 30) -> list[str]:
+    """Run a chat fed `lines`; with `until(said)`, keep it open until that holds (or `timeout`)."""
+    said: list[str] = []
+    send, receive = anyio.create_memory_object_stream[str](100)
+
+    async def feed() -> None:
+        for line in lines:
+            await send.send(line)
+        if until is not None:
+            with anyio.move_on_after(timeout):
+                while not until(said):
+                    await anyio.sleep(0.1)
+        await send.aclose()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(feed)
+        await run_chat(cfg, url, None, receive, said.append)
+    return said
+
+
+async def device_read(url: str, **args) -> dict:
+    async with DeviceClient(url) as client:
+        return await client.memory(action="read", **args)
+
+
+async def device_search(url: str, keyword: str) -> list[dict]:
+    async with DeviceClient(url) as client:
+        found = await client.memory(action="search", keyword=keyword)
+        return found["items"] if isinstance(found, dict) else found
+
+
+def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
+    with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
+        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, SCRIPT))
+        overview = asyncio.run(device_read(device.url))
+    assert said[0] == LLM_OFF_NOTE and said.count(LLM_OFF_NOTE) == 1
+    assert said[1:] == [
+        "记住了：名字 王浩宇",
+        "记住了：喜欢 打篮球；喜欢 画画",
+        "记住了：家人 妈妈 李娟",
+        f"记住了：日程 {datetime.fromordinal(datetime.now().toordinal() + 1):%Y-%m-%d} 15:00 去开家长会",
+        "你叫王浩宇。",
+    ]
+    assert overview["profile"]["name"] == "王浩宇"
+    assert overview["preferences"]["likes"] == ["打篮球", "画画"]
+    assert overview["family"] == [{"relation": "妈妈", "name": "李娟", "closeness": 3}]
+    assert [s["content"] for s in overview["schedules"]] == ["去开家长会"]
+    with Outbox(tmp_path / "host" / "outbox.sqlite3") as box:
+        assert box.pending() == []
+
+
+def test_chat_with_llm_runs_the_models_memory_calls_on_the_device(tmp_path, fake_llm):  # noqa: F811
+    marker = "陪伴用户聊天的小智"  # in the chat's system prompt, not in the pipelines' prompts
+    fake_llm.reply(tool_calls=[("memory", {"action": "write", "type": "like", "content": "下围棋"})], match=marker)
+    fake_llm.reply("好呀，我记住你喜欢下围棋了。", match=marker)
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(device_read(device.url))  # the device is up before the fake LLM is asked anything
+        said = asyncio.run(chat_lines(host_config(tmp_path, fake_llm.base_url), device.url, ["最近迷上了下围棋"]))
+        likes = asyncio.run(device_read(device.url, type="like"))
+    assert "  · memory write like 下围棋" in said
+    assert "好呀，我记住你喜欢下围棋了。" in said
+    assert LLM_OFF_NOTE not in said
+    assert [item["content"] for item in likes["items"]] == ["下围棋"]
+    chat_requests = [r["body"] for r in fake_llm.requests if marker in json.dumps(r["body"], ensure_ascii=False)]
+    first, second = chat_requests[:2]
+    assert [t["function"]["name"] for t in first["tools"]] == ["memory"]
+    assert "write" in first["tools"][0]["function"]["parameters"]["properties"]["action"]["enum"]
+    assert '"likes": []' in first["messages"][1]["content"]  # the overview read at the start
+    tool_answer = second["messages"][-1]
+    assert tool_answer["role"] == "tool" and json.loads(tool_answer["content"])["result"] == "ADDED"
+
+
+def test_reminders_from_the_device_appear_in_the_chat(tmp_path):
+    # The device clock starts at 21:30 today and runs 1500x, so "今天晚上11点" falls due within seconds.
+    start = datetime.now().strftime("%Y-%m-%dT21:30")
+    offset = str(time.localtime().tm_gmtoff)
+    with SimDevice(tmp_path / "dev", "--start-time", start, "--speed", "1500", "--utc-offset", offset) as device:
+        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, ["今天晚上11点提醒我吃药"],
+                                      until=lambda said: any(s.startswith("⏰") for s in said)))
+    reminders = [s for s in said if s.startswith("⏰")]
+    assert reminders and "吃药" in reminders[0], said
+
+
+def test_batches_wait_in_the_outbox_while_the_device_is_away(tmp_path):
+    data = tmp_path / "dev"
+    device = SimDevice(data).start()
+    back = SimDevice(data, port=device.port)  # the same device after its power comes back
+    cfg = host_config(tmp_path)
+    said: list[str] = []
+
+    async def scenario() -> None:
+        with Outbox(tmp_path / "outbox.sqlite3") as box:
+            chat = Chat(cfg, Pipelines(cfg, open_db(cfg.data_path), LLMClient(cfg.llm)), box, said.append)
+            client = DeviceClient(device.url, reconnect_attempts=1, backoff=(0.1, 0.1), connect_timeout=2)
+            async with client:
+                await chat.start(client)
+                await chat.turn("我叫王浩宇")
+                device.kill()
+                await chat.turn("我喜欢打篮球")
+                assert len(box.pending(chat.device_id)) == 1
+                await anyio.to_thread.run_sync(back.start)
+                await chat.turn("我妈妈叫李娟")
+                assert box.pending(chat.device_id) == []
+
+    try:
+        asyncio.run(scenario())
+        overview = asyncio.run(device_read(device.url))
+    finally:
+        device.stop()
+        back.stop()
+    assert any(s.startswith("（设备没有收到：1 批记忆留在发件箱") for s in said), said
+    assert overview["profile"]["name"] == "王浩宇"
+    assert overview["preferences"]["likes"] == ["打篮球"]
+    assert [m["name"] for m in overview["family"]] == ["李娟"]
+
+
+def xzmem_chat(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XZMEM_")}
+    env.update(XZMEM_CONFIG=str(tmp_path / "none.toml"), XZMEM_DATA_DIR=str(tmp_path / "host"), PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "xzmem", "chat", *args], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_chat_command_reads_a_script_from_stdin(tmp_path):
+    with SimDevice(tmp_path / "dev") as device:
+        done = xzmem_chat(tmp_path, "--device", device.url.split("?")[0], "--token", TOKEN,
+                          stdin="我叫王浩宇\n我叫什么？\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["你> 我叫王浩宇", "记住了：名字 王浩宇", "你> 我叫什么？", "你叫王浩宇。"]
+
+
+@pytest.mark.parametrize("token, message", [("wrong-token-123", "refused the token"), (TOKEN, None)])
+def test_chat_command_fails_in_one_line(tmp_path, token, message):
+    with SimDevice(tmp_path / "dev") as device:
+        url = device.url.split("?")[0]
+        if message is None:  # nothing listens there any more
+            device.stop()
+            message = "device unreachable"
+        done = xzmem_chat(tmp_path, "--device", url, "--token", token, stdin="我叫王浩宇\n")
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("xzmem: ") and message in done.stderr, done.stderr
+    assert "记住了" not in done.stdout
+
+
+def test_idle_minutes_end_the_conversation_with_a_reflection(tmp_path, fake_llm):  # noqa: F811
+    fake_llm.reply("好呀，围棋很有意思。", match="陪伴用户聊天的小智")
+    fake_llm.reply({"soul_state_code": "0110", "feedback_data": {
+        "useful_memory_ids": [], "merge_groups": [],
+        "new_memories": {"knowledge": [{"judgment": "用户最近迷上了下围棋", "reasoning": "用户自己说的", "tags": ["爱好"]}],
+                         "skill": [], "emotional": [], "event": []}}}, match="反思模块")
+    cfg = host_config(tmp_path, fake_llm.base_url)
+    cfg.chat.idle_minutes = 0.02  # 1.2 s of silence
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(device_read(device.url))
+        started = time.monotonic()
+        said = asyncio.run(chat_lines(cfg, device.url, ["最近迷上了下围棋"], timeout=10,
+                                      until=lambda said: any("对话反思" in s for s in said)))
+        waited = time.monotonic() - started
+        found = asyncio.run(device_search(device.url, "围棋"))
+    reflections = [r for r in fake_llm.requests if "反思模块" in json.dumps(r["body"], ensure_ascii=False)]
+    assert waited < 8  # the reflection came from the silence, not from the chat's end 10 s later
+    assert len(reflections) == 1  # the idle one; the chat's end found no new conversation to reflect on
+    assert "最近迷上了下围棋" in json.dumps(reflections[0]["body"], ensure_ascii=False)
+    assert any(s.startswith("  （对话反思：") for s in said), said
+    assert [item.get("payload") for item in found if item["type"] == "keyed"] == ["用户最近迷上了下围棋"], found
