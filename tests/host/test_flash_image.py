@@ -17,7 +17,7 @@ def build(tmp_path, *extra, size="8MB"):
     out = tmp_path / "out" / "flash.bin"
     result = CliRunner().invoke(app, [str(a) for a in (
         "image", "--firmware", fw, "--flash-size", size, "--out", out, "--root", project(tmp_path),
-        "--wifi-ssid", "Wokwi-GUEST", "--token", "wokwi", "--utc-offset", "28800", *extra)])
+        "--wifi-ssid", "Wokwi-GUEST", "--token", "wokwi-ci", "--utc-offset", "28800", *extra)])
     return result, out, fw
 
 
@@ -44,7 +44,7 @@ def test_image_parses_back(tmp_path):
     assert code["/lib/memory/clock.py"] == (root / "lib" / "memory" / "clock.py").read_bytes()
     assert "/main.py" in code
     cfg = json.loads(code["/config.json"])
-    assert (cfg["wifi_ssid"], cfg["token"], cfg["utc_offset"], cfg["listen_port"]) == ("Wokwi-GUEST", "wokwi", 28800, 8765)
+    assert (cfg["wifi_ssid"], cfg["token"], cfg["utc_offset"], cfg["listen_port"]) == ("Wokwi-GUEST", "wokwi-ci", 28800, 8765)
 
     archive = fsimage.open_image(partition(data, layout["memory"]))
     assert fsimage.read_files(archive) == {}
@@ -111,7 +111,7 @@ def test_esp32s3_image_keeps_its_bootloader_at_zero(tmp_path):
     fw = merged_firmware(tmp_path / "s3.bin", chip="esp32s3")
     out = tmp_path / "s3-flash.bin"
     result = CliRunner().invoke(app, ["image", "--firmware", str(fw), "--flash-size", "16MB", "--out", str(out),
-                                      "--root", str(project(tmp_path)), "--token", "t"])
+                                      "--root", str(project(tmp_path)), "--token", "t-long-enough"])
     assert result.exit_code == 0, result.output
     data = out.read_bytes()
     assert ImageHeader.from_bytes(data).spi_size == ImageFlashSize.MB16
