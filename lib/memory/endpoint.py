@@ -39,12 +39,7 @@ class EndpointLink(outlink.OutboundLink):
     async def session(self, sock):
         self.attach_reminders()
         while True:
-            msg = await sock.recv()
-            if not isinstance(msg, str):
-                try:
-                    msg = msg.decode()
-                except UnicodeError:
-                    msg = "\x00"  # not UTF-8: answered as a parse error
+            msg = mcp.message_text(await sock.recv())
             reply = self.dispatcher.handle(msg, self.link)
             if _well_formed(reply):
                 self.healthy = True

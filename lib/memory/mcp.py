@@ -80,6 +80,17 @@ def dumps(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
+def message_text(msg):
+    """A received WebSocket message as text for handle(): binary is read as UTF-8; bytes that are not
+    UTF-8 become a string the dispatcher answers as a parse error."""
+    if isinstance(msg, str):
+        return msg
+    try:
+        return msg.decode()
+    except UnicodeError:
+        return "\x00"
+
+
 def notification(method, params=None):
     """A notification message from the device, e.g. notifications/message for a reminder."""
     msg = {"jsonrpc": "2.0", "method": method}

@@ -180,12 +180,7 @@ class Server:
     async def _session(self, conn):
         sock, link, dispatcher = conn.ws, conn.link, self.dispatcher
         while True:
-            msg = await sock.recv()
-            if not isinstance(msg, str):
-                try:
-                    msg = msg.decode()
-                except UnicodeError:
-                    msg = "\x00"  # not UTF-8: the dispatcher answers it as a parse error
+            msg = mcp.message_text(await sock.recv())
             reply = dispatcher.handle(msg, link)
             if reply is not None:
                 await sock.send(reply)
