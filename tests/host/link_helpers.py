@@ -1,5 +1,6 @@
 """Shared pieces of the link tests: device code on sys.path, small tools, a running server."""
 
+import asyncio
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -77,3 +78,17 @@ async def serving(d=None, token=TOKEN, **kwargs):
         yield s
     finally:
         await s.stop()
+
+
+@asynccontextmanager
+async def running(link):
+    """Run an outbound link's reconnect loop for the block, then cancel it."""
+    task = asyncio.create_task(link.run())
+    try:
+        yield link
+    finally:
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass

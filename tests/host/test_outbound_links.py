@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 import websockets
-from link_helpers import TOKEN, Note, dispatcher, serving
+from link_helpers import TOKEN, Note, dispatcher, running, serving
 from memory import config, endpoint, links, mcp, reminder, ws, xiaozhi
 from xiaozhi_server import EndpointRelay, XiaozhiServer
 
@@ -45,19 +45,6 @@ class Recorder:
     async def __call__(self, seconds):
         self.delays.append(seconds)
         await asyncio.sleep(0.01)
-
-
-@asynccontextmanager
-async def running(link):
-    task = asyncio.create_task(link.run())
-    try:
-        yield link
-    finally:
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass
 
 
 def xz_link(server, d, announcer=None, **kw):

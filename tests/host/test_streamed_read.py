@@ -5,10 +5,9 @@ endpoint links' fragmented answers to test servers built on `websockets`."""
 import asyncio
 import json
 import warnings
-from contextlib import asynccontextmanager
 
 import pytest
-from link_helpers import dispatcher
+from link_helpers import dispatcher, running
 from memory import endpoint, mcp, xiaozhi
 from simdevice import TOKEN, SimDevice, call, session
 from websockets.sync.client import connect
@@ -107,19 +106,6 @@ def streaming_dispatcher():
     d = dispatcher()
     d.add(Records())
     return d
-
-
-@asynccontextmanager
-async def running(link):
-    task = asyncio.create_task(link.run())
-    try:
-        yield link
-    finally:
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass
 
 
 def records_of(reply):
