@@ -34,6 +34,7 @@ REPEATS = ("none", "daily", "weekly", "monthly")
 _FACT_ARCHIVE = const(5)  # facts at capacity hand over their oldest 5
 _MOMENT_ARCHIVE = const(3)  # moments at capacity hand over their oldest 3
 _DAY = const(86400)
+_U32_MAX = const(0xFFFFFFFF)
 
 __all__ = ("Store", "Event", "ADDED", "UPDATED", "DELETED", "NOOP", "TYPES", "READ_TYPES")
 
@@ -46,7 +47,9 @@ class Store:
     """
 
     def __init__(self, namespace="xzmem", archiver=None, now=None, keyed=None, flush_within=60):
-        self._now = now or clock.now
+        self._clock = now or clock.now
+        self._restoring_at = 0  # while restore() runs: the time the record being restored was learned
+        self._now = self._stamp
         self.archiver = archiver
         self.keyed = keyed
         self.flush_within = flush_within
@@ -73,7 +76,18 @@ class Store:
         nv.load()
         self._chat.loaded()
 
+    def _stamp(self):
+        return self._restoring_at or self._clock()
+
     # ---- dict in, dict out (the `memory` tool and `memory_sync` ops) ----
+
+    def restore(self, kind, fields, learned_at):
+        """write(), keeping the time an exported record was learned instead of the time of the import."""
+        self._restoring_at = int_value("learned_at", learned_at, 1, _U32_MAX)
+        try:
+            return self.write(kind, fields)
+        finally:
+            self._restoring_at = 0
 
     def write(self, kind, fields=None):
         """Write one memory of type `kind`; {"result": ADDED|UPDATED|NOOP, "truncated": [fields cut]}."""

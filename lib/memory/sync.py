@@ -10,6 +10,7 @@ import json
 from micropython import const
 
 from memory import fs
+from memory.store import TYPES as STORE_TYPES
 
 _KEEP_BATCHES = const(32)
 _MAX_OPS = const(64)
@@ -108,7 +109,9 @@ class Sync:
         name = op["op"]
         m = self.memory
         try:
-            if name == "write":
+            if name == "write" and op.get("learned_at") and _kind(op) in STORE_TYPES:
+                out = m.store.restore(op["type"], op, op["learned_at"])
+            elif name == "write":
                 out = m.write(_kind(op), op)
             elif name == "delete":
                 out = m.delete(_kind(op), op)
@@ -164,7 +167,10 @@ class Sync:
         return m.store.read(name)
 
     def import_records(self, batch_id, records):
-        """Apply an export's records as one batch; ids and learned-at times are the device's own."""
+        """Apply an export's records as one batch.
+
+        The receiving device numbers the records itself; they keep the times they were learned.
+        """
         if not isinstance(records, list) or not 0 < len(records) <= _MAX_OPS:
             raise ValueError("records must be a list of 1-%d records" % _MAX_OPS)
         return self.apply(batch_id, [_record_op(r) for r in records])

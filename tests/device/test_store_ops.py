@@ -311,3 +311,18 @@ class BadInput(unittest.TestCase):
         self.assertEqual(o["preferences"], {"likes": ["tea"], "dislikes": []})
         self.assertEqual(o["schedules"][0]["datetime"], "2026-01-01 01:00")
         self.assertEqual(o["affection"]["total_coins_spent"], 0)
+
+
+class Restore(unittest.TestCase):
+    """An exported record keeps the time it was learned when it is written into another device."""
+
+    def test_restore_keeps_learned_at_and_stamps_new_writes_with_now(self):
+        fresh_nvs()
+        store = Store(archiver=FakeArchive(), now=Clock(T0))
+        store.restore("fact", {"content": "养了一只猫"}, T0 - 40 * DAY)
+        store.restore("family", {"relation": "妈妈", "name": "李娟"}, T0 - 2 * DAY)
+        store.write("fact", {"content": "喜欢下雨天"})
+        facts = {f["content"]: f["learned_at"] for f in store.read("fact")}
+        self.assertEqual(facts, {"养了一只猫": T0 - 40 * DAY, "喜欢下雨天": T0})
+        self.assertEqual(store.read("family")[0]["learned_at"], T0 - 2 * DAY)
+        self.assertRaises(ValueError, store.restore, "fact", {"content": "x"}, "yesterday")

@@ -168,6 +168,9 @@ def test_export_then_import_into_a_fresh_device(tmp_path, device):
                 return ov
         facts = run(load())
         assert len(facts["items"]) == 20
+        # The restored facts keep the times they were learned on the first device.
+        exported = sorted(r["learned_at"] for r in records if r["type"] == "fact")
+        assert sorted(f["learned_at"] for f in facts["items"]) == exported
 
 
 def test_data_survives_restart_and_sigterm_flushes(tmp_path):
