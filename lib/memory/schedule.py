@@ -70,7 +70,10 @@ def to_dict(ev):
 
 
 class Schedules:
-    """Schedule operations over a store that keeps Event records (events/add/update/delete_event)."""
+    """Schedule operations over a store that keeps Event records (events/add/update/delete_event).
+
+    store.events() lists the events soonest first.
+    """
 
     def __init__(self, store, event_class):
         self.store = store
@@ -170,10 +173,9 @@ class Schedules:
         ev = self.find(content)
         return {"result": self.store.delete_event(ev), "schedule": to_dict(ev)}
 
-    def upcoming(self, now=None, limit=16):
-        now = clock.now() if now is None else now
-        items = sorted(self.active(), key=lambda ev: ev.when)
-        return [to_dict(ev) for ev in items[:limit]]
+    def upcoming(self, limit=16):
+        """Schedules not yet completed, soonest first."""
+        return [to_dict(ev) for ev in self.active()[:limit]]
 
     def take_due(self, now=None):
         """Unreminded schedules starting within the hour, or missed while the device was off.
@@ -185,7 +187,7 @@ class Schedules:
         if not clock.is_set(now):
             return []
         due = []
-        for ev in sorted(self.active(), key=lambda e: e.when):
+        for ev in self.active():
             if ev.repeat and ev.reminded and ev.when + _DURATION < now:
                 # A repeating schedule nobody marked done still comes back next time.
                 while ev.when + _DURATION < now:

@@ -18,7 +18,7 @@ class ListStore:
         self._next = 1
 
     def events(self):
-        return list(self.items)
+        return sorted(self.items, key=lambda ev: ev.when)  # soonest first, as the NVS store lists them
 
     def add_event(self, ev):
         ev.id = self._next
