@@ -15,14 +15,6 @@ def reset():
     raise ResetRequested(0)
 
 
-def soft_reset():
-    raise ResetRequested(0)
-
-
-def freq(hz=None):
-    return 240000000
-
-
 class RTC:
     """RTC().datetime(...) remembers what was set; the clock module keeps time in the simulator."""
 
@@ -73,16 +65,3 @@ class Timer:
                     t._deadline = now_ms + t._period
                 t._callback(t)
 
-
-class Pin:
-    IN = 0
-    OUT = 1
-
-    def __init__(self, id, mode=-1, value=None):
-        self.id = id
-        self._value = value or 0
-
-    def value(self, v=None):
-        if v is None:
-            return self._value
-        self._value = v

@@ -1,12 +1,8 @@
 # Simulated network module: a WLAN that connects at once (the simulator already has a network).
 
 STA_IF = 0
-AP_IF = 1
 STAT_IDLE = 0
-STAT_CONNECTING = 1
 STAT_GOT_IP = 1010
-STAT_WRONG_PASSWORD = 202
-STAT_NO_AP_FOUND = 201
 
 # Tests set this to make connect() fail with the given status.
 fail_with = None
@@ -30,16 +26,10 @@ class WLAN:
         self._connected = True
         self._status = STAT_GOT_IP
 
-    def disconnect(self):
-        self._connected = False
-        self._status = STAT_IDLE
-
     def isconnected(self):
         return self._connected
 
-    def status(self, param=None):
-        if param == "rssi":
-            return -50
+    def status(self):
         return self._status
 
     def ifconfig(self, value=None):
