@@ -140,7 +140,6 @@ class Chat:
         self.functions: list[dict[str, Any]] = []
         self.conversation: list[dict[str, str]] = []
         self.llm_messages: list[dict[str, Any]] = []
-        self.remembered = 0
 
     async def on_message(self, params: Any) -> None:
         if getattr(params, "logger", None) == REMINDER_LOGGER:
@@ -228,14 +227,11 @@ class Chat:
             answer = await self.client.call("memory", args)
         except DeviceError as exc:
             return json.dumps({"error": str(exc)}, ensure_ascii=False)
-        if args.get("action") == "write":
-            self.remembered += 1
         return json.dumps(answer, ensure_ascii=False)
 
     async def _rule_reply(self, user: str, now: float) -> str:
         _, writes = fast_channel(user, datetime.fromtimestamp(now))
         if writes:
-            self.remembered += len(writes)
             return acknowledge(writes)
         if _ASKS.search(user):
             try:
