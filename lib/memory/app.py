@@ -16,6 +16,7 @@ CONFIG_PATH = "/config.json"
 DATA = "/data"
 _WIFI_ATTEMPTS = const(3)
 _WIFI_WAIT_MS = const(10000)
+_WIFI_POLL_MS = const(200)
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
 
@@ -27,7 +28,7 @@ INSTRUCTIONS = (
 current = None  # the running Device, for the serial transport's call_tool()
 
 
-def connect_wifi(cfg):
+def connect_wifi(cfg, wait_ms=_WIFI_WAIT_MS):
     """Join the configured network; returns a status line. No SSID: assume the port already has a network."""
     if not cfg["wifi_ssid"]:
         return "wifi: no wifi_ssid in config, using the existing network"
@@ -41,14 +42,16 @@ def connect_wifi(cfg):
         if wlan.isconnected():
             break
         wlan.connect(cfg["wifi_ssid"], cfg["wifi_password"])
-        start = time.ticks_ms()
-        while not wlan.isconnected() and time.ticks_diff(time.ticks_ms(), start) < _WIFI_WAIT_MS:
-            time.sleep_ms(200)
+        # Poll in 200 ms steps; time.sleep() with a fraction works on every port and on CPython.
+        for _ in range(wait_ms // _WIFI_POLL_MS):
+            if wlan.isconnected():
+                break
+            time.sleep(_WIFI_POLL_MS / 1000)
         if not wlan.isconnected():
             print("wifi: attempt %d of %d failed (status %s)" % (attempt, _WIFI_ATTEMPTS, wlan.status()))
     if not wlan.isconnected():
-        return "wifi: could not join %r; serving memory over serial only" % cfg["wifi_ssid"]
-    return "wifi: connected to %r as %s" % (cfg["wifi_ssid"], wlan.ifconfig()[0])
+        return 'wifi: could not join "%s"; serving memory over serial only' % cfg["wifi_ssid"]
+    return 'wifi: connected to "%s" as %s' % (cfg["wifi_ssid"], wlan.ifconfig()[0])
 
 
 def set_clock_by_ntp(cfg):

@@ -1,0 +1,52 @@
+# Boot without a network: WiFi that will not join and NTP that fails give a status line, not a crash.
+
+import unittest
+
+import machine
+import network
+import ntptime
+from memory import app, clock, config
+
+
+class Network(unittest.TestCase):
+    def tearDown(self):
+        network.fail_with = None
+        ntptime.fail_with = None
+
+    def test_wifi_that_will_not_join_is_reported_after_retries(self):
+        network.fail_with = 202  # wrong password
+        cfg = config.validate({"wifi_ssid": "家里的WiFi", "wifi_password": "nope"})
+        line = app.connect_wifi(cfg, wait_ms=0)
+        self.assertTrue("could not join" in line and "家里的WiFi" in line, line)
+
+    def test_wifi_that_joins(self):
+        line = app.connect_wifi(config.validate({"wifi_ssid": "home"}), wait_ms=0)
+        self.assertTrue(line.startswith('wifi: connected to "home"'), line)
+
+    def test_ntp_failure_says_whether_the_clock_is_set(self):
+        ntptime.fail_with = OSError(110)
+        line = app.set_clock_by_ntp(config.validate({}))
+        self.assertTrue("NTP failed" in line, line)
+        self.assertTrue(("still set" in line) == clock.is_set(), line)
+
+
+class Machine(unittest.TestCase):
+    def test_timer_fires_one_shot_once_and_periodic_again(self):
+        fired = []
+        once = machine.Timer(-1)
+        once.init(mode=machine.Timer.ONE_SHOT, period=10, callback=lambda t: fired.append("once"))
+        every = machine.Timer(-1)
+        every.init(mode=machine.Timer.PERIODIC, period=10, callback=lambda t: fired.append("every"))
+        try:
+            machine.Timer.tick(once._deadline)
+            machine.Timer.tick(once._deadline + 10)
+        finally:
+            every.deinit()
+        self.assertEqual(fired, ["once", "every", "every"])
+
+    def test_reset_ends_the_program(self):
+        try:
+            machine.reset()
+        except SystemExit:
+            return
+        self.fail("reset() returned")
