@@ -95,6 +95,19 @@ def _step(stats, live_before, allocated):
         stats["largest_step_allocation_bytes"] = allocated
 
 
+def _drive(steps, stats, base):
+    """Advance `steps` (a generator or coroutine) one step per yield, recording each step's heap."""
+    done = False
+    while not done:
+        before = gc.mem_alloc()
+        try:
+            steps.send(None)
+        except StopIteration:
+            done = True
+        _step(stats, before - base, gc.mem_alloc() - before)
+        yield
+
+
 def _pieces():
     """Steps that take the dispatcher's answer one piece at a time (no socket): the finest grain."""
     gc.collect()
@@ -105,15 +118,7 @@ def _pieces():
     reply = _held["dispatcher"].handle(_held["request"], _held["link"])
     _step(stats, before - base, gc.mem_alloc() - before)
     yield
-    done = False
-    while not done:
-        before = gc.mem_alloc()
-        try:
-            next(reply)
-        except StopIteration:
-            done = True
-        _step(stats, before - base, gc.mem_alloc() - before)
-        yield
+    yield from _drive(reply, stats, base)
     reply = None
     yield
     stats["kept_after_bytes"] = gc.mem_alloc() - base
@@ -137,15 +142,7 @@ def _streamed(client):
     coro = sock.send(_held["dispatcher"].handle(_held["request"], _held["link"]))
     _step(stats, before - base, gc.mem_alloc() - before)
     yield
-    done = False
-    while not done:
-        before = gc.mem_alloc()
-        try:
-            coro.send(None)  # runs until the next frame is written
-        except StopIteration:
-            done = True
-        _step(stats, before - base, gc.mem_alloc() - before)
-        yield
+    yield from _drive(coro, stats, base)  # each send runs until the next frame is written
     coro = None
     yield
     stats["kept_after_bytes"] = gc.mem_alloc() - base
