@@ -126,17 +126,19 @@ class MemoryService:
                 if _contains(item, needle):
                     item["type"] = "keyed"
                     found.append(item)
-        return {"keyword": keyword, "count": len(found[:limit]), "items": found[:limit]}
+        found = found[:limit]
+        return {"keyword": keyword, "count": len(found), "items": found}
 
     def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
         """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
         if kind not in RECALL_KINDS:
             raise ValueError("recall type must be one of fact, moment, event, got %r" % (kind,))
         limit = check_limit(limit)
-        start = clock.parse_date(start_date, "start_date") if start_date else None
-        end = clock.parse_date(end_date, "end_date") if end_date else None
-        start = "%04d-%02d-%02d" % start if start else None
-        end = "%04d-%02d-%02d" % end if end else None
+        # Validated as exactly YYYY-MM-DD, the dates compare as text with clock.local_date().
+        if start_date:
+            clock.parse_date(start_date, "start_date")
+        if end_date:
+            clock.parse_date(end_date, "end_date")
         needle = keyword.lower() if keyword else None
         items = []
         seen = []
@@ -144,7 +146,7 @@ class MemoryService:
         hot.sort(key=lambda x: x["learned_at"], reverse=True)
         for item in hot:
             day = clock.local_date(item["learned_at"])
-            if (start and day < start) or (end and day > end) or (needle and not _contains(item, needle)):
+            if (start_date and day < start_date) or (end_date and day > end_date) or (needle and not _contains(item, needle)):
                 continue
             item["timestamp"] = clock.iso_local(item["learned_at"])
             item["type"] = kind
