@@ -22,6 +22,15 @@ def check_limit(value):
     return value
 
 
+def coin_amount(args):
+    """The coins a write adds: `amount`, or a number given as `content`."""
+    amount = args.get("amount", args.get("content"))
+    try:
+        return int(amount)
+    except (TypeError, ValueError):
+        raise ValueError("coins needs an integer amount, got %r" % (amount,))
+
+
 def _contains(item, needle):
     for key in ("content", "topic", "name", "relation", "payload"):
         value = item.get(key)
@@ -169,12 +178,7 @@ class MemoryService:
             return self.schedules.add(args.get("content"), args.get("datetime"), args.get("repeat"),
                                       args.get("priority"), bool(args.get("force")))
         if kind == "coins":
-            amount = args.get("amount", args.get("content"))
-            try:
-                amount = int(amount)
-            except (TypeError, ValueError):
-                raise ValueError("coins needs an integer amount, got %r" % (amount,))
-            out = self.store.add_coins(amount)
+            out = self.store.add_coins(coin_amount(args))
             out["relationship"] = affinity.describe(self.store.affection()["total_coins_spent"])
             return out
         if kind == "mood":

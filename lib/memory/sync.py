@@ -10,6 +10,7 @@ import json
 from micropython import const
 
 from memory import fs
+from memory.service import coin_amount
 from memory.store import TYPES as STORE_TYPES
 
 _KEEP_BATCHES = const(32)
@@ -91,12 +92,7 @@ class Sync:
 
     def _add_coins(self, op):
         """Coins counted from the batch's starting total, so a resent batch lands on the same total."""
-        amount = op.get("amount", op.get("content"))
-        try:
-            amount = int(amount)
-        except (TypeError, ValueError):
-            raise ValueError("coins needs an integer amount, got %r" % (amount,))
-        total = self._coins + amount
+        total = self._coins + coin_amount(op)
         total = total if total > 0 else 0
         out = self.memory.store.set_affection({"total_coins_spent": total})
         self._coins = total
