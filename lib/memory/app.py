@@ -100,18 +100,11 @@ class Device:
         """Run one tool as a trusted local caller (the serial transport); returns the result as JSON text."""
         import json
 
-        link = mcp.Link("serial", trusted=True)
-        tool = self.dispatcher.find(name, link)
-        if tool is None:
-            return mcp.dumps(mcp.tool_error("unknown tool %r" % name))
         try:
             args = json.loads(args_json) if args_json else {}
-            from memory import schema
-
-            schema.check_arguments(tool.input_schema, args)
-            result = mcp.tool_result(tool.call(args, link))
-        except Exception as e:  # every failure goes back to the host as a tool error
-            result = mcp.tool_error(mcp.error_message(e))
+        except ValueError as e:
+            return mcp.dumps(mcp.tool_error("arguments are not JSON: %s" % e))
+        result = self.dispatcher.call_local(name, args, mcp.Link("serial", trusted=True))
         self.store.flush()
         return mcp.dumps(result)
 

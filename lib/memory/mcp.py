@@ -173,6 +173,11 @@ def _utf8_len(text):
     return len(text.encode())
 
 
+def _checked_call(tool, args, link):
+    schema.check_arguments(tool.input_schema, args)
+    return tool.call(args, link)
+
+
 class Dispatcher:
     """Answers JSON-RPC messages for one set of tools; links share one Dispatcher."""
 
@@ -318,6 +323,21 @@ class Dispatcher:
             result += ',"nextCursor":%s' % dumps(visible[i].name)
         return _response(rid, result + "}")
 
+    def call_local(self, name, args, link):
+        """A tools/call result for a caller on the device itself (the serial transport).
+
+        The same checks as over the wire; a streamed answer comes back joined.
+        """
+        tool = self.find(name, link)
+        if tool is None:
+            return tool_error("unknown tool %r" % name[:_MAX_NAME])
+        try:
+            if not isinstance(args, dict):
+                raise ValueError("arguments must be an object")
+            return tool_result(_checked_call(tool, args, link))
+        except Exception as e:  # as over the wire: every failure is a refusal the caller reads
+            return tool_error(error_message(e))
+
     def _call(self, rid, params, link):
         name = params.get("name")
         if not isinstance(name, str):
@@ -331,8 +351,7 @@ class Dispatcher:
         if not isinstance(args, dict):
             raise _ParamsError("arguments must be an object")
         try:
-            schema.check_arguments(tool.input_schema, args)
-            value = tool.call(args, link)
+            value = _checked_call(tool, args, link)
             if isinstance(value, Streamed):
                 pieces = value.pieces()
                 # Running to the first piece here lets a result that fails at once be a plain refusal.
