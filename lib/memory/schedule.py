@@ -154,24 +154,50 @@ class Schedules:
         return matches[0]
 
     def complete(self, content, now=None):
-        """Mark done; a repeating schedule becomes its next occurrence in the same single write."""
-        ev = self.find(content)
+        """Mark the occurrence nearest to now done, once: the answer names it ("completed") and,
+        for a repeating schedule, the next one, which replaces it in the same single write.
+
+        A second call for an occurrence already done (a client retrying, two clients at once)
+        answers NOOP with the same two, so no occurrence is ever skipped.
+        """
         now = clock.now() if now is None else now
-        if ev.repeat:
-            nxt = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
-            # Catch up past occurrences so the next one is in the future.
-            while nxt <= now:
-                nxt = next_occurrence(nxt, ev.repeat, ev.anchor_day)
-            done = to_dict(ev)
-            ev.when = nxt
-            ev.reminded = 0
-            ev.completed = 0
+        try:
+            ev = self.find(content)
+        except ValueError:
+            done = self._completed_once(content)
+            if done is None:
+                raise
+            return {"result": "NOOP", "completed": to_dict(done), "detail": "already completed"}
+        if not ev.repeat:
+            ev.completed = 1
+            ev.completed_at = now
             self.store.update_event(ev)
-            return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
-        ev.completed = 1
-        ev.completed_at = now
+            return {"result": "UPDATED", "completed": to_dict(ev)}
+        last = ev.completed_at  # a repeating schedule keeps the start of the occurrence last completed
+        when = ev.when
+        nxt = next_occurrence(when, ev.repeat, ev.anchor_day)
+        # Walk forward while the following occurrence is nearer to now (catching up missed ones).
+        while abs(nxt - now) <= abs(now - when):
+            when, nxt = nxt, next_occurrence(nxt, ev.repeat, ev.anchor_day)
+        if last and abs(now - last) < abs(when - now):
+            done = to_dict(ev)
+            done["datetime"] = clock.format_local(last)
+            return {"result": "NOOP", "completed": done, "next": to_dict(ev), "detail": "already completed"}
+        ev.when = when
+        done = to_dict(ev)
+        ev.when = nxt
+        ev.completed_at = when
+        ev.reminded = 0
+        ev.completed = 0
         self.store.update_event(ev)
-        return {"result": "UPDATED", "completed": to_dict(ev)}
+        return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
+
+    def _completed_once(self, content):
+        """The completed one-off schedule `content` names exactly, or None."""
+        for ev in self.store.events():
+            if ev.completed and not ev.repeat and ev.content == trim(content if isinstance(content, str) else ""):
+                return ev
+        return None
 
     def delete(self, content):
         ev = self.find(content)

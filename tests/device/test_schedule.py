@@ -121,6 +121,39 @@ class Writes(unittest.TestCase):
         self.assertEqual(len(self.store.items), 1)
         self.assertEqual(self.store.writes - before, 1)  # one record write: power-safe
 
+    def test_three_completions_of_one_occurrence_move_it_once(self):
+        self.s.add("吃药", "2026-02-05 08:00", repeat="daily", now=self.now)
+        first = self.s.complete("吃药", now=at("2026-02-05 07:50"))
+        self.assertEqual((first["result"], first["completed"]["datetime"], first["next"]["datetime"]),
+                         ("UPDATED", "2026-02-05 08:00", "2026-02-06 08:00"))
+        for t in ("2026-02-05 07:50", "2026-02-05 09:30", "2026-02-05 19:00"):
+            again = self.s.complete("吃药", now=at(t))
+            self.assertEqual((again["result"], again["completed"]["datetime"], again["next"]["datetime"]),
+                             ("NOOP", "2026-02-05 08:00", "2026-02-06 08:00"), t)
+        # The next morning it is the next occurrence that is done.
+        r = self.s.complete("吃药", now=at("2026-02-06 07:40"))
+        self.assertEqual((r["result"], r["completed"]["datetime"], r["next"]["datetime"]),
+                         ("UPDATED", "2026-02-06 08:00", "2026-02-07 08:00"))
+
+    def test_a_monthly_retry_skips_no_month(self):
+        self.s.add("交房租", "2026-04-05 09:00", repeat="monthly", now=self.now)
+        for _ in range(3):
+            r = self.s.complete("交房租", now=at("2026-04-05 10:00"))
+            self.assertEqual((r["completed"]["datetime"], r["next"]["datetime"]), ("2026-04-05 09:00", "2026-05-05 09:00"))
+        self.assertEqual(self.s.upcoming()[0]["datetime"], "2026-05-05 09:00")
+
+    def test_completing_late_names_the_occurrence_nearest_now(self):
+        self.s.add("浇花", "2026-02-05 08:00", repeat="daily", now=self.now)
+        r = self.s.complete("浇花", now=at("2026-02-08 09:00"))  # three days missed
+        self.assertEqual((r["completed"]["datetime"], r["next"]["datetime"]), ("2026-02-08 08:00", "2026-02-09 08:00"))
+
+    def test_a_one_off_completed_twice_answers_noop(self):
+        self.s.add("看牙", "2026-02-05 14:00", now=self.now)
+        self.assertEqual(self.s.complete("看牙", now=self.now)["result"], "UPDATED")
+        r = self.s.complete("看牙", now=self.now)
+        self.assertEqual((r["result"], r["completed"]["datetime"], r["completed"]["completed"]), ("NOOP", "2026-02-05 14:00", 1))
+        self.assertRaises(ValueError, self.s.complete, "看", now=self.now)  # a fragment still needs an active match
+
     def test_delete_by_content(self):
         self.s.add("团队会议", "2026-02-05 14:00", now=self.now)
         self.assertEqual(self.s.delete("团队会议")["result"], "DELETED")
