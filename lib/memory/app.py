@@ -79,14 +79,15 @@ class Device:
             from memory.keyed import KeyedStore
 
             self.archive = Archive(data + "/archive")
-            self.keyed = KeyedStore(data + "/keyed")
+            self.keyed = KeyedStore(data + "/keyed", room=self.archive.make_room)
         else:
             print("memory: %s is not mounted; no archive and no keyed memories this boot" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed)
         self.schedules = Schedules(self.store, Event)
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
                                     cfg["device_id"] or links.default_device_id())
-        self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
+        self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync",
+                         self.archive.make_room if self.archive else None)
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
         self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS)

@@ -10,9 +10,10 @@ import struct
 
 from micropython import const
 
-from memory import clock, fs
+from memory import clock, fs, statefile
 from memory.gramfilter import GramFilter, fold, keyword_positions
 from memory.lines import LineReader, ends_with_newline
+from memory.space import MemoryFull, dropped_note, explain
 
 KINDS = ("fact", "moment", "event")
 MAX_LIMIT = const(50)
@@ -21,7 +22,8 @@ _PART_BYTES = const(24576)  # a part is closed once it reaches this size
 _IDX_BYTES = const(4096)  # one flash block: header + filter
 _HEAD_BYTES = const(32)
 _FILTER_BITS = const(32512)  # (_IDX_BYTES - _HEAD_BYTES) * 8
-_RESERVE = const(32768)  # free space kept for copy-on-write and sidecar rewrites
+_RESERVE = const(65536)  # free space the archive leaves to everything else: at least this, or 5 %
+_FLOOR = const(16384)  # free space no writer may take: LittleFS copy-on-write and metadata
 _BLOCK = const(4096)
 _SLACK = const(262144)  # margin under which free space is measured again before each append
 _COPY = const(512)
@@ -104,19 +106,24 @@ def _check_kind(kind):
 class Archive:
     """Append-only store of archived records; see the module header for the layout."""
 
-    def __init__(self, root="/data/archive", part_bytes=_PART_BYTES, reserve_bytes=_RESERVE, capacity=None):
+    def __init__(self, root="/data/archive", part_bytes=_PART_BYTES, reserve_bytes=None, capacity=None,
+                 floor_bytes=_FLOOR):
         self.root = root.rstrip("/")
         self.part_bytes = part_bytes
-        self.reserve = reserve_bytes
         # capacity: pretend the volume holds this many bytes (tests on a filesystem without limits)
         self.capacity = capacity
+        if reserve_bytes is None:
+            reserve_bytes = max(_RESERVE, self._total_bytes() // 20)
+        self.reserve = reserve_bytes
+        self.floor = floor_bytes
+        self.refused = 0  # writes refused for want of room since boot
         self.reader = LineReader()  # recall's; a suspended recall_async keeps its place in it
         self._head = bytearray(_HEAD_BYTES)
         self._bit = bytearray(1)
         self._free_hint = None  # free bytes at the last statvfs, less what appends took since
         self.last = {}  # what the last recall read
         for kind in KINDS:
-            fs.makedirs(self.root + "/" + kind)
+            statefile.folder(self.root + "/" + kind)
         self.repair()
 
     # ---- paths and listing
@@ -125,7 +132,7 @@ class Archive:
         return "%s/%s/%s" % (self.root, kind, month)
 
     def _months(self, kind):
-        names = [n for n in fs.listdir(self.root + "/" + kind) if len(n) == 6 and n.isdigit()]
+        names = [n for n in fs.listdir(self.root + "/" + kind) if len(n) == 6 and clock.ascii_digits(n)]
         names.sort()
         return names
 
@@ -280,35 +287,58 @@ class Archive:
 
     # ---- state files
 
-    def _load_json(self, name, default):
-        try:
-            f = fs.open(self.root + "/" + name, "r")
-        except OSError:
-            return default
-        try:
-            return json.loads(f.read())
-        except ValueError:
-            return default
-        finally:
-            f.close()
+    def _load_json(self, name, check, default):
+        return statefile.load(self.root + "/" + name, check, default)
 
     def _save_json(self, name, value):
-        path = self.root + "/" + name
-        f = fs.open(path + ".tmp", "w")
-        try:
-            f.write(json.dumps(value))
-        finally:
-            f.close()
-        fs.rename(path + ".tmp", path)
+        statefile.save(self.root + "/" + name, value)
 
     def _counters(self):
-        return self._load_json("stats.json", {"dropped_segments": 0, "dropped_records": 0, "dropping": None})
+        c = self._load_json("stats.json", self._check_counters, None)
+        return c or {"dropped_segments": 0, "dropped_records": 0, "dropping": None}
+
+    def _is_month_dir(self, mdir, kind=None):
+        """Whether `mdir` is ROOT/<kind>/<YYYYMM> (what journal and counters may name, nothing else)."""
+        if not isinstance(mdir, str):
+            return False
+        for k in KINDS if kind is None else (kind,):
+            head = "%s/%s/" % (self.root, k)
+            month = mdir[len(head) :]
+            if mdir.startswith(head) and len(month) == 6 and clock.ascii_digits(month):
+                return True
+        return False
+
+    def _check_counters(self, c):
+        if not isinstance(c, dict):
+            return "not an object"
+        for name in ("dropped_segments", "dropped_records"):
+            if not statefile.is_int(c.get(name)):
+                return "%s is not a count" % name
+        d = c.get("dropping")
+        if d is not None and not (isinstance(d, list) and len(d) == 2 and self._is_month_dir(d[0])
+                                  and statefile.is_int(d[1])):
+            return "dropping names no segment"
+        return None
+
+    def _check_journal(self, plan):
+        if not isinstance(plan, list):
+            return "not a list"
+        for entry in plan:
+            if not (isinstance(entry, list) and len(entry) == 4 and entry[0] in KINDS
+                    and self._is_month_dir(entry[1], entry[0]) and statefile.is_int(entry[2])
+                    and statefile.is_int(entry[3])):
+                return "an entry is not [kind, month folder, part, bytes]"
+        return None
 
     # ---- crash repair
 
     def repair(self):
         """Finish what a power cut interrupted: undo an unfinished append, complete a drop."""
-        plan = self._load_json("journal.json", None)
+        for kind in KINDS:
+            for month in self._months(kind):
+                if not statefile.is_dir(self._mdir(kind, month)):
+                    statefile.set_aside(self._mdir(kind, month), "a file where a month folder belongs")
+        plan = self._load_json("journal.json", self._check_journal, None)
         if plan is not None:
             self._rollback(plan)
         c = self._counters()
@@ -348,6 +378,15 @@ class Archive:
 
     # ---- space
 
+    def _total_bytes(self):
+        if self.capacity is not None:
+            return self.capacity
+        try:
+            st = fs.statvfs(self.root.rsplit("/", 1)[0] or "/")
+        except OSError:
+            return 0
+        return st[0] * st[2]
+
     def free_bytes(self):
         if self.capacity is None:
             return fs.free_bytes(self.root)
@@ -374,30 +413,49 @@ class Archive:
         return best and best[1:]
 
     def _drop(self, kind, mdir, n):
+        """Remove one segment, counting it first; returns the records it held."""
         h = self._head_of(kind, mdir, n)
+        records = h[1] if h else 0
         c = self._counters()
         c["dropped_segments"] += 1
-        c["dropped_records"] += h[1] if h else 0
+        c["dropped_records"] += records
         c["dropping"] = [mdir, n]
         self._save_json("stats.json", c)
         self._remove_part(mdir, n)
         c["dropping"] = None
         self._save_json("stats.json", c)
+        return records
 
-    def _make_room(self, need, keep):
+    def make_room(self, need):
+        """Make sure `need` bytes can be written outside the archive and still leave the floor free,
+        dropping the oldest archive segments if it takes that. MemoryFull when even that is not enough."""
+        self._make_room(need, [], self.floor, self.floor)
+
+    def _make_room(self, need, keep, want, least):
+        """Drop the oldest segments (not those in `keep`) until `need` bytes leave `want` free; with
+        nothing left to drop, settle for `least`. Returns the segments dropped."""
+        want = want if want > least else least
         # statvfs walks the whole LittleFS: ask it only when the last answer, less what has
         # been written since, no longer leaves a wide margin.
-        if self._free_hint is not None and self._free_hint - need > self.reserve + _SLACK:
+        if self._free_hint is not None and self._free_hint - need > want + _SLACK:
             self._free_hint -= need
-            return
+            return 0
         free = self.free_bytes()
-        while free < need + self.reserve:
+        segments = records = 0
+        while free < need + want:
             victim = self._oldest(keep)
             if victim is None:
-                raise OSError(28, "archive full: %d bytes needed, %d free and nothing older to drop" % (need, free))
-            self._drop(*victim)
+                break
+            records += self._drop(*victim)
+            segments += 1
             free = self.free_bytes()
+        if free < need + least:
+            self._free_hint = None
+            self.refused += 1
+            raise MemoryFull("the memory is full: %d bytes are needed and %d are free%s; nothing was stored"
+                             % (need + least, free if free > 0 else 0, dropped_note(segments, records)))
         self._free_hint = free - need
+        return segments
 
     # ---- append
 
@@ -451,7 +509,7 @@ class Archive:
                 need += len(g[2])
         if not plan:
             return 0
-        self._make_room(need, keep)
+        self._make_room(need, keep, self.reserve, self.floor)
         self._save_json("journal.json", plan)
         added = 0
         try:
@@ -468,7 +526,10 @@ class Archive:
         except OSError as e:
             self._free_hint = None
             self._rollback(plan)
-            raise OSError(e.args[0] if e.args else 5, "archive append failed, nothing archived: %r" % (e,))
+            if e.args and e.args[0] in (28, -28):
+                self.refused += 1
+                raise MemoryFull("the memory is full; nothing was stored")
+            raise OSError("archive append failed, nothing archived: " + explain(e))
         fs.remove(self.root + "/journal.json")
         return added
 
@@ -715,4 +776,6 @@ class Archive:
             "dropped_records": c["dropped_records"],
             "bad_lines": bad,
             "free": self.free_bytes(),
+            "reserve": self.reserve,
+            "refused_full": self.refused,
         }

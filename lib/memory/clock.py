@@ -152,7 +152,7 @@ def from_local(y, mo, d, h=0, mi=0, s=0):
     return days_from_civil(y, mo, d) * _DAY + h * 3600 + mi * 60 + s - _utc_offset
 
 
-def _ascii_digits(text):
+def ascii_digits(text):
     # int() takes fullwidth and other Unicode digits, signs and underscores on CPython: not here.
     for ch in text:
         if ch < "0" or ch > "9":
@@ -164,7 +164,7 @@ def parse_date(text, field="date"):
     """'YYYY-MM-DD' -> (y, m, d), validated."""
     if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
         raise ValueError("%s must be YYYY-MM-DD, got %r" % (field, text))
-    if not _ascii_digits(text[:4] + text[5:7] + text[8:10]):
+    if not ascii_digits(text[:4] + text[5:7] + text[8:10]):
         raise ValueError("%s must be YYYY-MM-DD in ASCII digits, got %r" % (field, text))
     y, m, d = int(text[:4]), int(text[5:7]), int(text[8:10])
     if not 1 <= m <= 12 or not 1 <= d <= days_in_month(y, m):
@@ -176,7 +176,7 @@ def parse_local_datetime(text, field="datetime"):
     """'YYYY-MM-DD HH:MM' in local time -> Unix seconds, validated."""
     if not isinstance(text, str) or len(text) != 16 or text[10] != " " or text[13] != ":":
         raise ValueError("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text))
-    if not _ascii_digits(text[11:13] + text[14:16]):
+    if not ascii_digits(text[11:13] + text[14:16]):
         raise ValueError("%s must be YYYY-MM-DD HH:MM in ASCII digits, got %r" % (field, text))
     y, m, d = parse_date(text[:10], field)
     h, mi = int(text[11:13]), int(text[14:16])

@@ -9,7 +9,7 @@ import json
 
 from micropython import const
 
-from memory import clock, fs
+from memory import clock, fs, statefile
 from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value, trim
 
 SOURCES = ("user", "assistant", "both", "reflection", "sieve")
@@ -20,6 +20,7 @@ _PAYLOAD_BYTES = const(200)
 _TAGS_MAX = const(4)
 _TAG_BYTES = const(16)
 _U32_MAX = const(0xFFFFFFFF)
+_RECORD_ROOM = const(8192)  # a record's file (one block, it is too big to live inline) and its metadata
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
@@ -38,14 +39,17 @@ def check_key(key):
 class KeyedStore:
     """Keyed memories in `directory` (e.g. /data/keyed), at most `capacity` of them."""
 
-    def __init__(self, directory, capacity=128, now=None):
+    def __init__(self, directory, capacity=128, now=None, room=None):
         self.dir = directory.rstrip("/")
         self.capacity = capacity
         self._now = now or clock.now
-        fs.makedirs(self.dir)
+        self._room = room  # room(bytes): make that much space or raise MemoryFull (archive.make_room)
+        statefile.folder(self.dir)
         for name in fs.listdir(self.dir):
             if name.endswith(".tmp"):
                 fs.remove(self._path(name[:-4], ".tmp"))
+        for key in self.keys():
+            self.get(key)  # a damaged record is set aside now, so the boot log names it
 
     def _path(self, key, ext=".json"):
         return "%s/%s%s" % (self.dir, key, ext)
@@ -59,11 +63,7 @@ class KeyedStore:
     def get(self, key):
         """The record as a dict, or None."""
         check_key(key)
-        try:
-            with fs.open(self._path(key)) as f:
-                return json.load(f)
-        except OSError:
-            return None
+        return statefile.load(self._path(key), lambda rec: _check_record(key, rec))
 
     def list(self, category=None, limit=None):
         """Records in key order, optionally of one category, at most `limit`."""
@@ -107,10 +107,19 @@ class KeyedStore:
             rec[name] = defaults[name] if value is None else int_value(name, value, 0, _U32_MAX)
         if old == rec:
             return {"result": NOOP}
+        if self._room is not None:
+            self._room(_RECORD_ROOM)
         tmp = self._path(key, ".tmp")
-        with fs.open(tmp, "w") as f:
-            json.dump(rec, f)
-        fs.rename(tmp, self._path(key))
+        try:
+            with fs.open(tmp, "w") as f:
+                json.dump(rec, f)
+            fs.rename(tmp, self._path(key))
+        except OSError:
+            try:
+                fs.remove(tmp)  # the old record (or none) stays, as the refusal says
+            except OSError:
+                pass
+            raise
         out = {"result": ADDED if old is None else UPDATED}
         if truncated:
             out["truncated"] = truncated
@@ -118,11 +127,31 @@ class KeyedStore:
 
     def delete(self, key):
         check_key(key)
-        try:
-            fs.remove(self._path(key))
-        except OSError:
+        path = self._path(key)
+        if not fs.exists(path):
             return {"result": NOOP}
+        try:
+            fs.remove(path)
+        except OSError:
+            if fs.exists(path):
+                raise  # still there: the refusal is the truth
         return {"result": DELETED}
+
+
+def _check_record(key, rec):
+    """What is wrong with a stored record (None if nothing): it must be what put() writes."""
+    if not isinstance(rec, dict) or rec.get("key") != key:
+        return "not the record of %s" % key
+    for name in ("category", "payload", "source"):
+        if not isinstance(rec.get(name), str):
+            return "%s is not text" % name
+    for name in ("importance", "trigger_count", "created_at", "updated_at", "last_triggered"):
+        if not statefile.is_int(rec.get(name)):
+            return "%s is not a number" % name
+    tags = rec.get("tags")
+    if not isinstance(tags, list) or [t for t in tags if not isinstance(t, str)]:
+        return "tags is not a list of text"
+    return None
 
 
 def _text(fields, name, limit, truncated):

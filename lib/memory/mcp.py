@@ -10,6 +10,7 @@ import json
 from micropython import const
 
 from memory import __version__, schema
+from memory.space import explain
 
 PARSE_ERROR = const(-32700)
 INVALID_REQUEST = const(-32600)
@@ -116,6 +117,8 @@ def tool_error(message):
 def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
+    elif isinstance(exc, OSError):
+        text = explain(exc)  # no errno numbers or LittleFS names in an answer
     else:
         text = "%s: %s" % (type(exc).__name__, exc)
     return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."

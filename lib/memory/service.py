@@ -4,7 +4,7 @@ import json
 
 from micropython import const
 
-from memory import affinity, clock
+from memory import affinity, clock, statefile
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
@@ -205,6 +205,7 @@ class MemoryService:
         if self.archive is not None:
             out["archive"] = self.archive.stats()
         out["keyed"] = self.keyed.count() if self.keyed else 0
+        out["state_files_set_aside"] = statefile.moved
         out["clock"] = {"set": clock.is_set(), "now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}
         return out
 

@@ -26,6 +26,7 @@ from memory.records import (
     Event,
     int_value,
 )
+from memory.space import MemoryFull, explain
 
 TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
 READ_TYPES = TYPES + ("profile", "schedule", "affection")
@@ -237,9 +238,11 @@ class Store:
     def _archive_oldest(self, kind, table, n):
         try:
             return self._archive(kind, table, table.oldest_first()[:n])
+        except MemoryFull as e:
+            raise MemoryFull("%s was not stored: %s" % (kind, e))
         except (OSError, ValueError) as e:
             raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
-                          % (kind, table.cap, n, e))
+                          % (kind, table.cap, n, explain(e)))
 
     def _archive(self, kind, table, slots):
         """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never lose."""
@@ -282,7 +285,7 @@ class Store:
             try:
                 out[kind] = self._archive(kind, t, slots)
             except (OSError, ValueError) as e:
-                out.setdefault("errors", []).append("%s: %s" % (kind, e))
+                out.setdefault("errors", []).append("%s: %s" % (kind, explain(e)))
         self.flush()
         return out
 

@@ -1,19 +1,21 @@
 # memory_sync: op batches from the host applied once each, and export/import of all memory.
 #
-# The replay log (last 32 batch ids with their results) is a JSON file written new-then-renamed
-# after the batch's changes are flushed. A power cut between the two makes the host resend a batch
-# that was applied; every op but `coins` gives the same state when applied twice, so a batch with
-# coins first logs the total it starts from, and a resent one adds its coins to that total again.
+# A batch is all or nothing as the host sees it: the answer lists what each op did, and an op
+# answered REFUSED changed nothing. The replay log (memory.replaylog) gets the answer after the
+# batch's changes are flushed. A power cut between the two makes the host resend a batch that was
+# applied; every op but `coins` gives the same state when applied twice, so a batch with coins
+# first logs the total it starts from, and a resent one adds its coins to that total again. When
+# that first entry cannot be written (the memory is full) the batch is refused before any op runs.
 
 import json
 
 from micropython import const
 
-from memory import fs
+from memory.replaylog import ReplayLog
 from memory.service import coin_amount
+from memory.space import explain
 from memory.store import TYPES as STORE_TYPES
 
-_KEEP_BATCHES = const(32)
 _MAX_OPS = const(64)
 _MAX_BATCH_ID = const(64)
 _PAGE_BYTES = const(8000)  # an export page stays well inside one 16 KB WebSocket message
@@ -24,45 +26,19 @@ OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
 
 
 class Sync:
-    def __init__(self, memory, log_path):
+    """memory_sync over a MemoryService; the replay log lives at "<log_base>.N.jsonl" (memory.replaylog)."""
+
+    def __init__(self, memory, log_base, room=None):
         self.memory = memory
-        self.log_path = log_path
-        self.log = []  # [[batch_id, result or {"coins_before": n} while applying], ...], oldest first
+        self.log = ReplayLog(log_base, room)
         self._coins = 0  # total_coins_spent as the batch being applied has left it
-        self.log_error = None
-        self._load()
-
-    def _load(self):
-        try:
-            with fs.open(self.log_path) as f:
-                log = json.loads(f.read())
-            if isinstance(log, list):
-                self.log = log
-        except OSError:
-            pass
-        except ValueError as e:
-            # A damaged log only forgets which batches were seen; resent batches are still safe
-            # because ops are idempotent apart from coins.
-            self.log_error = "replay log unreadable, started empty: %s" % e
-
-    def _save(self):
-        tmp = self.log_path + ".tmp"
-        with fs.open(tmp, "w") as f:
-            f.write(json.dumps(self.log))
-        fs.rename(tmp, self.log_path)
-
-    def _seen(self, batch_id):
-        for entry in self.log:
-            if entry[0] == batch_id:
-                return entry[1]
-        return None
 
     def apply(self, batch_id, ops):
         if not isinstance(batch_id, str) or not 0 < len(batch_id) <= _MAX_BATCH_ID:
             raise ValueError("batch_id must be a string of 1-%d characters, got %r" % (_MAX_BATCH_ID, batch_id))
         if not isinstance(ops, list) or not 0 < len(ops) <= _MAX_OPS:
             raise ValueError("ops must be a list of 1-%d ops" % _MAX_OPS)
-        first = self._seen(batch_id)
+        first = self.log.get(batch_id)
         if first is not None and "results" in first:
             out = dict(first)
             out["replayed"] = True
@@ -71,24 +47,23 @@ class Sync:
             self._coins = first["coins_before"]  # the power went while this batch was being applied
         elif _has_coins(ops):
             self._coins = self.memory.store.affection()["total_coins_spent"]
-            self._remember(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
+            try:
+                self.log.append(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
+            except (OSError, ValueError) as e:
+                raise ValueError("batch %s was not applied, nothing changed: %s" % (batch_id, explain(e)))
         results = [self._apply_one(op) for op in ops]
-        self.memory.store.flush()
         out = {"batch_id": batch_id, "replayed": False, "results": results}
-        self._remember(batch_id, out)
+        try:
+            self.memory.store.flush()
+        except OSError as e:
+            # The changes are held in RAM and written by the next flush: applied, as the results say.
+            out["warning"] = "not yet saved to flash, kept in RAM: %s" % explain(e)
+        try:
+            self.log.append(batch_id, out)
+        except (OSError, ValueError) as e:
+            # Applied all the same: the answer says so; a resend applies it again, which is harmless.
+            out["warning"] = "applied but not logged for replay: %s" % explain(e)
         return out
-
-    def _remember(self, batch_id, out):
-        """Log `out` for `batch_id` (replacing its start entry) and save the log."""
-        for entry in self.log:
-            if entry[0] == batch_id:
-                entry[1] = out
-                break
-        else:
-            self.log.append([batch_id, out])
-            if len(self.log) > _KEEP_BATCHES:
-                self.log.pop(0)
-        self._save()
 
     def _add_coins(self, op):
         """Coins counted from the batch's starting total, so a resent batch lands on the same total."""
@@ -122,8 +97,8 @@ class Sync:
                 if op.get("soul_state_code") is not None:
                     fields["soul_state_code"] = op["soul_state_code"]
                 out = m.store.set_affection(fields)
-        except (ValueError, OSError) as e:
-            return {"op": name, "result": "REFUSED", "detail": str(e)}
+        except Exception as e:  # any failure of one op is its refusal: the batch's answer must come back
+            return {"op": name, "result": "REFUSED", "detail": explain(e)}
         if isinstance(out, str):
             out = {"result": out}
         result = {"op": name, "result": out.get("result", "NOOP")}

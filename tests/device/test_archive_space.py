@@ -5,6 +5,7 @@ import unittest
 from archive_testkit import DAY, at, event, fact, files, moment, scratch, wipe
 from memory import fs
 from memory.archive import Archive
+from memory.space import MemoryFull
 
 
 def _facts(first, n, start):
@@ -40,9 +41,9 @@ class Space(unittest.TestCase):
         try:
             a.append("fact", _facts(0, 40, at("2024-01-01")))
             self.fail("append did not fail")
-        except OSError as e:
-            self.assertEqual(e.args[0], 28)
-            self.assertIn("archive full", str(e))
+        except MemoryFull as e:
+            self.assertIn("memory is full", str(e))
+            self.assertFalse("Errno" in str(e))
         self.assertEqual(a.count("fact"), 0)
         self.assertFalse(fs.exists(self.root + "/journal.json"))
         self.assertEqual(files(self.root, ".jsonl"), [])
@@ -125,7 +126,7 @@ class StoreContract(unittest.TestCase):
         try:
             store.add("fact", fact(19, t + 19 * 60))
             self.fail("archiving did not fail")
-        except OSError:
+        except MemoryFull:
             pass
         self.assertEqual(len(store.facts), 20)
         self.assertEqual(store.archive.count("fact"), 0)

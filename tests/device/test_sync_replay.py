@@ -8,7 +8,7 @@ from memory.sync import Sync
 from store_helpers import TMP, Clock, fresh_nvs, remove
 
 _NVS = TMP + "/sync_replay_nvs.json"
-_LOG = TMP + "/sync_replay_log.json"
+_LOG = TMP + "/sync_replay_log"
 _BATCH = [{"op": "coins", "amount": 7}, {"op": "write", "type": "like", "content": "tea"},
           {"op": "coins", "amount": -2}]
 
@@ -23,6 +23,11 @@ class _Memory:
         return self.store.write(kind, args)
 
 
+def _forget_log():
+    for n in (0, 1):
+        remove("%s.%d.jsonl" % (_LOG, n))
+
+
 def _boot():
     """A device after power-on: NVS reloaded from its file, a store and the replay log read back."""
     esp32.configure_nvs(_NVS, reserve=200)
@@ -33,8 +38,7 @@ def _boot():
 class CoinsOnce(unittest.TestCase):
     def setUp(self):
         fresh_nvs(_NVS, reserve=200)
-        remove(_LOG)
-        remove(_LOG + ".tmp")
+        _forget_log()
 
     def test_plain_resend_is_a_replay(self):
         memory, sync = _boot()
@@ -49,7 +53,7 @@ class CoinsOnce(unittest.TestCase):
         cut = 1
         while True:
             fresh_nvs(_NVS, reserve=200)
-            remove(_LOG)
+            _forget_log()
             memory, sync = _boot()
             memory.store.write("like", {"content": "before"})
             memory.store.add_coins(10)
@@ -73,15 +77,15 @@ class CoinsOnce(unittest.TestCase):
     def test_power_cut_after_the_flush_before_the_log_is_saved(self):
         memory, sync = _boot()
         saves = []
-        real_save = sync._save
+        real_append = sync.log.append
 
-        def save_then_lose_power():
+        def append_then_lose_power(batch_id, answer):
             if saves:
                 raise esp32.PowerCut("power cut while saving the replay log")
             saves.append(1)
-            real_save()
+            real_append(batch_id, answer)
 
-        sync._save = save_then_lose_power
+        sync.log.append = append_then_lose_power
         try:
             sync.apply("b1", _BATCH)
             self.fail("no power cut")

@@ -1,0 +1,36 @@
+# Room on the memory partition: the refusal a full partition gives, and storage errors in plain words.
+#
+# The archive is the only thing that may be dropped to make room (archive.Archive.make_room); every
+# other writer asks it for room before writing, so LittleFS itself never runs out mid-write.
+
+from micropython import const
+
+_ENOSPC = const(28)
+
+
+class MemoryFull(ValueError):
+    """A write refused before anything changed because the partition has no room left.
+
+    A ValueError so that every link reports the sentence as it is, like any other refusal.
+    """
+
+
+def explain(e):
+    """A storage failure as a sentence without errno numbers or LittleFS names."""
+    if isinstance(e, ValueError):
+        return str(e)
+    if not isinstance(e, OSError):
+        return "%s: %s" % (type(e).__name__, e)
+    if isinstance(e, OSError) and len(e.args) == 1 and isinstance(e.args[0], str):
+        return e.args[0]  # raised with a sentence of ours
+    code = e.args[0] if isinstance(e, OSError) and e.args and isinstance(e.args[0], int) else 0
+    if code == _ENOSPC or code == -_ENOSPC:
+        return "the memory is full"
+    return "the memory storage failed (code %d)" % code if code else "the memory storage failed"
+
+
+def dropped_note(segments, records):
+    """What make_room gave up, for the sentence that reports it ('' when nothing)."""
+    if not segments:
+        return ""
+    return "; %d old archive segment(s) with %d record(s) were dropped to make room" % (segments, records)
