@@ -12,12 +12,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 
-from xzmem.changes import ChangeResult, detect_changes
 from xzmem.config import Config
-from xzmem.extraction_log import ExtractionLog
+from xzmem.device.ops import Batch, make_batches
 from xzmem.llm import LLMClient
-from xzmem.ops import Batch, make_batches
-from xzmem.profile import (
+from xzmem.pipelines.changes import ChangeResult, detect_changes
+from xzmem.pipelines.extraction_log import ExtractionLog
+from xzmem.pipelines.profile import (
     PROFILE_KEY,
     ProfileResult,
     ProfileStore,
@@ -26,10 +26,10 @@ from xzmem.profile import (
     synthesize,
     touches_profile_inputs,
 )
-from xzmem.reflect import ReflectResult, reflect
-from xzmem.sieve import SieveResult, is_small_talk_exchange, run_sieve
-from xzmem.state import KeyedMirror, MemorySource, WorkingSnapshot
-from xzmem.working import WorkingMemory
+from xzmem.pipelines.reflect import ReflectResult, reflect
+from xzmem.pipelines.sieve import SieveResult, is_small_talk_exchange, run_sieve
+from xzmem.pipelines.state import KeyedMirror, MemorySource, WorkingSnapshot
+from xzmem.pipelines.working import WorkingMemory
 
 
 @dataclass

@@ -11,9 +11,10 @@ import typer
 from anyio.abc import ObjectSendStream
 from anyio.lowlevel import EventLoopToken, current_token
 
-from xzmem.chat import run_chat
-from xzmem.cli import app
-from xzmem.cli_device import DeviceOpt, TokenOpt, one_line_errors, require_device, resolve_settings
+from xzmem.chat.loop import run_chat
+from xzmem.cli.common import DeviceOpt, TokenOpt, one_line_errors, require_device, resolve_settings
+
+commands = typer.Typer()
 
 PROMPT = "你> "
 
@@ -28,7 +29,7 @@ def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
     anyio.from_thread.run_sync(send.close, token=token)
 
 
-@app.command()
+@commands.command()
 def chat(
     device: DeviceOpt = None,
     token: TokenOpt = None,

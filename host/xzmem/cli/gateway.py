@@ -9,8 +9,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from xzmem.cli import app
-from xzmem.gateway import DEFAULT_PORT, ENDPOINT_PATH, XIAOZHI_PATH, Event, Gateway
+from xzmem.gateway.server import DEFAULT_PORT, ENDPOINT_PATH, XIAOZHI_PATH, Event, Gateway
+
+commands = typer.Typer()
 
 console = Console(soft_wrap=True)
 
@@ -84,7 +85,7 @@ async def _run(host: str, port: int, token: str, speak: bool) -> None:
         await gw.stop()
 
 
-@app.command()
+@commands.command()
 def gateway(
     listen: Annotated[str, typer.Option("--listen", help="HOST:PORT to accept devices and host tools on.")] = f"0.0.0.0:{DEFAULT_PORT}",
     token: Annotated[str | None, typer.Option("--token", help="Token devices and host tools must present (generated when unset).")] = None,

@@ -8,15 +8,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from xzmem import board, devconfig, mippackage
-from xzmem.board import BoardError, Plan, Step, run_plan
-from xzmem.cli import app
-from xzmem.devconfig import DeviceConfigError
-from xzmem.firmware import FirmwareError
-from xzmem.fsimage import ImageError
-from xzmem.partitions import LayoutError, describe
+from xzmem.board import devconfig, mippackage
+from xzmem.board import plans as board
+from xzmem.board.devconfig import DeviceConfigError
+from xzmem.board.firmware import FirmwareError
+from xzmem.board.fsimage import ImageError
+from xzmem.board.partitions import LayoutError, describe
+from xzmem.board.plans import BoardError, Plan, Step, run_plan
 
-# Board commands: partitions, flash, deploy, image, backup, mip. Each builds a plan in xzmem.board,
+commands = typer.Typer()
+
+# Board commands: partitions, flash, deploy, image, backup, mip. Each builds a plan in xzmem.board.plans,
 # shows every step before it runs, and runs nothing with --dry-run.
 
 FlashSize = Annotated[str, typer.Option("--flash-size", help="Board flash size: 4MB, 8MB or 16MB.")]
@@ -81,7 +83,7 @@ def _device_config(config_file: Path | None, **values) -> dict:
     return cfg
 
 
-@app.command()
+@commands.command()
 def partitions(flash_size: FlashSize = "8MB", out: Annotated[Path, typer.Option("--out")] = Path("partition-table.bin"),
                csv: Csv = None) -> None:
     """Write the binary partition table for a board size and show the layout."""
@@ -95,7 +97,7 @@ def partitions(flash_size: FlashSize = "8MB", out: Annotated[Path, typer.Option(
     console.print(table)
 
 
-@app.command()
+@commands.command()
 def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help="Merged MicroPython .bin.")],
           flash_size: FlashSize = "8MB", csv: Csv = None, baud: Baud = board.DEFAULT_BAUD,
           dry_run: DryRun = False) -> None:
@@ -107,7 +109,7 @@ def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help=
         raise _fail(e) from None
 
 
-@app.command()
+@commands.command()
 def deploy(port: Port, mpy: Mpy = False, root: Root = board.ROOT, no_config: Annotated[bool, typer.Option(
                "--no-config", help="Keep the board's /config.json.")] = False,
            config: ConfigFile = None, wifi_ssid: WifiSsid = None, wifi_password: WifiPassword = None,
@@ -125,7 +127,7 @@ def deploy(port: Port, mpy: Mpy = False, root: Root = board.ROOT, no_config: Ann
         raise _fail(e) from None
 
 
-@app.command()
+@commands.command()
 def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged MicroPython .bin.")],
           out: Annotated[Path, typer.Option("--out")] = Path("build/flash.bin"), flash_size: FlashSize = "8MB",
           memory: Annotated[Path | None, typer.Option(
@@ -145,7 +147,7 @@ def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged Micr
         raise _fail(e) from None
 
 
-@app.command()
+@commands.command()
 def backup(port: Port, out: Annotated[Path, typer.Option("--out", help="Folder for the table, image and files.")] = Path(
                "backup"), flash_size: FlashSize = "8MB", csv: Csv = None, baud: Baud = board.DEFAULT_BAUD,
            dry_run: DryRun = False) -> None:
@@ -157,7 +159,7 @@ def backup(port: Port, out: Annotated[Path, typer.Option("--out", help="Folder f
         raise _fail(e) from None
 
 
-@app.command()
+@commands.command()
 def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.json is stale.")] = False) -> None:
     """Rewrite package.json's mip urls from boot.py, main.py and lib/ (or only check them)."""
     stale = mippackage.stale_fields()

@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 from xzmem import __version__
-from xzmem.board import device_files
-from xzmem.partitions import ROOT
+from xzmem.board.partitions import ROOT
+from xzmem.board.plans import device_files
 
 
 def mip_urls(root: Path = ROOT) -> list[list[str]]:

@@ -10,26 +10,37 @@ from __future__ import annotations
 import json
 import os
 import time
-import tomllib
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-import anyio
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from xzmem.cli import app
-from xzmem.config import Config, ConfigError, config_path, env_source, load_config
-from xzmem.device import MEMORY_TYPES, RECALL_TYPES, DeviceClient, DeviceError, is_websocket_target, redact
-from xzmem.outbox import Batch, Outbox
-from xzmem.transfer import (
-    ExportFileError,
+from xzmem.cli.common import (
+    CliProblem,
+    DeviceOpt,
+    DeviceSettings,
+    TokenOpt,
+    one_line_errors,
+    read_config_file,
+    resolve_settings,
+    say,
+    stderr,
+    stdout,
+    with_device,
+)
+from xzmem.config import config_path
+from xzmem.device.client import (
+    MEMORY_TYPES,
+    RECALL_TYPES,
+    DeviceClient,
+    redact,
+)
+from xzmem.device.outbox import Batch, Outbox
+from xzmem.device.transfer import (
     export_records,
     import_records,
     read_export,
@@ -37,105 +48,7 @@ from xzmem.transfer import (
     write_export,
 )
 
-T = TypeVar("T")
-
-
-class CliProblem(Exception):
-    """A mistake the user can fix (bad argument, bad file); printed as one line."""
-
-
-# --- settings: option > environment > config file ---------------------------------------------
-
-
-@dataclass
-class DeviceSettings:
-    target: str | None
-    token: str | None
-    config_path: Path
-    data_dir: Path
-    sources: dict[str, str]
-    config: Config
-
-
-def read_config_file(path: Path) -> dict[str, Any]:
-    """The config file as raw tables, for `xzmem config` to add to and write back."""
-    if not path.exists():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise CliProblem(f"config file {path} is not valid TOML: {exc}") from None
-
-
-def resolve_settings(device: str | None = None, token: str | None = None, env: dict[str, str] | None = None) -> DeviceSettings:
-    """Where the device is and how to get in: the option, else the shared Config (config.py), which
-    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file.
-    The data dir (for the outbox) is the Config's too: $XZMEM_DATA_DIR, else `[host] data_dir`,
-    else ~/.local/share/xzmem.
-    """
-    env = dict(os.environ if env is None else env)
-    try:
-        cfg = load_config(env=env)
-    except ConfigError as exc:
-        raise CliProblem(str(exc)) from None
-    sources: dict[str, str] = {}
-
-    def pick(name: str, option: str | None, key: str) -> str | None:
-        value = option or getattr(cfg.device, key)
-        if value:
-            sources[name] = "option" if option else env_source(env, "device", key) or cfg.source
-        return value or None
-
-    target = pick("device", device, "url")
-    secret = pick("token", token, "token")
-    return DeviceSettings(target, secret, Path(cfg.source), cfg.data_path, sources, cfg)
-
-
-# --- running and reporting ---------------------------------------------------------------------
-
-
-def _stdout() -> Console:
-    return Console(highlight=False)
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False)
-
-
-def _say(line: str) -> None:
-    """One line of plain text on stdout, never wrapped."""
-    _stdout().print(line, markup=False, soft_wrap=True)
-
-
-@contextmanager
-def one_line_errors() -> Iterator[None]:
-    try:
-        yield
-    except (DeviceError, CliProblem, ExportFileError) as exc:
-        _stderr().print("xzmem: " + " ".join(str(exc).split()), style="red", markup=False, soft_wrap=True)
-        raise typer.Exit(1) from None
-
-
-def require_device(settings: DeviceSettings) -> None:
-    """CliProblem unless the settings name a device (and a token for a WebSocket one)."""
-    if not settings.target:
-        raise CliProblem(
-            "no device: pass --device ws://HOST:PORT/mcp (or a serial port), set XZMEM_DEVICE, "
-            "or save one with `xzmem config --device ...`"
-        )
-    if is_websocket_target(settings.target) and not settings.token and "token=" not in settings.target:
-        raise CliProblem(f"no token for {settings.target}: pass --token, set XZMEM_TOKEN, or save one with `xzmem config`")
-
-
-def _with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
-    require_device(settings)
-
-    async def main() -> T:
-        async with DeviceClient(settings.target, settings.token) as client:
-            return await work(client)
-
-    return anyio.run(main)
-
+commands = typer.Typer()
 
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -205,24 +118,13 @@ def _check_date(value: str | None, option: str) -> str | None:
     return value
 
 
-DeviceOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--device", "-d", show_default=False,
-        help="ws://HOST:PORT/mcp or a serial port (/dev/ttyUSB0, u0); default $XZMEM_DEVICE, then the config file.",
-    ),
-]
-TokenOpt = Annotated[
-    str | None,
-    typer.Option("--token", "-t", show_default=False, help="Device token; default $XZMEM_TOKEN, then the config file."),
-]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the device's JSON instead of tables.")]
 
 
 # --- reading memory ----------------------------------------------------------------------------
 
 
-@app.command()
+@commands.command()
 def inspect(
     type_: Annotated[str | None, typer.Argument(metavar="[TYPE]", help="One memory type (fact, family, like, ...).")] = None,
     device: DeviceOpt = None,
@@ -234,16 +136,16 @@ def inspect(
         args = {"action": "read"}
         if type_ is not None:
             args["type"] = _check_type(type_, MEMORY_TYPES)
-        data = _with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
+        data = with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
         if as_json:
             _print_json(data)
         elif type_ is not None and isinstance(data, dict) and "items" in data:
-            _render(_stdout(), data["items"] or [], title=type_)
+            _render(stdout(), data["items"] or [], title=type_)
         else:
-            _render(_stdout(), data)
+            _render(stdout(), data)
 
 
-@app.command()
+@commands.command()
 def recall(
     type_: Annotated[str, typer.Option("--type", help="fact, moment or event.", show_default=False)],
     keyword: Annotated[str | None, typer.Option("--keyword", "-k", help="Case-insensitive substring.")] = None,
@@ -263,20 +165,20 @@ def recall(
             args["start_date"] = start
         if _check_date(end, "--end"):
             args["end_date"] = end
-        data = _with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
+        data = with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
         if as_json:
             _print_json(data)
             return
         items = data.get("items", []) if isinstance(data, dict) else data
-        console = _stdout()
+        console = stdout()
         _render(console, items or [], title=f"{type_} ({data.get('count', len(items))} found)")
 
 
-@app.command()
+@commands.command()
 def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """List the device's schedules and reminders."""
     with one_line_errors():
-        data = _with_device(
+        data = with_device(
             resolve_settings(device, token), lambda c: c.call("memory", {"action": "read", "type": "schedule"})
         )
         if as_json:
@@ -284,26 +186,26 @@ def schedules(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt
             return
         items = sorted(data.get("items", []), key=lambda s: str(s.get("datetime", "")))
         if items:
-            _render(_stdout(), items, title="schedules")
+            _render(stdout(), items, title="schedules")
         else:
-            _say("no schedules")
+            say("no schedules")
 
 
-@app.command()
+@commands.command()
 def stats(device: DeviceOpt = None, token: TokenOpt = None, as_json: JsonOpt = False) -> None:
     """Storage figures from the device: NVS entries, archive bytes and counts, flash writes."""
     with one_line_errors():
-        data = _with_device(resolve_settings(device, token), lambda c: c.call("memory_sync", {"action": "stats"}))
+        data = with_device(resolve_settings(device, token), lambda c: c.call("memory_sync", {"action": "stats"}))
         if as_json:
             _print_json(data)
         else:
-            _render(_stdout(), data, title="stats")
+            _render(stdout(), data, title="stats")
 
 
 # --- changing memory ---------------------------------------------------------------------------
 
 
-@app.command()
+@commands.command()
 def forget(
     type_: Annotated[str, typer.Argument(metavar="TYPE", help="Memory type (fact, like, schedule, family, ...).")],
     content: Annotated[str | None, typer.Argument(help="The text to forget, as the device stores it.")] = None,
@@ -324,15 +226,15 @@ def forget(
             args["name"] = name
         if content is None and not (type_ == "family" and (relation or name)):
             raise CliProblem("say what to forget: CONTENT (or --relation/--name for family)")
-        data = _with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
+        data = with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
         if as_json:
             _print_json(data)
         elif isinstance(data, dict) and "result" in data:
             what = content if content is not None else " ".join(filter(None, (relation, name)))
             outcome = "forgotten" if data["result"] == "DELETED" else "nothing matched"
-            _say(f"{type_} {what!r}: {outcome} ({data['result']})")
+            say(f"{type_} {what!r}: {outcome} ({data['result']})")
         else:
-            _render(_stdout(), data)
+            _render(stdout(), data)
 
 
 # --- export and import -------------------------------------------------------------------------
@@ -347,7 +249,7 @@ def _progress(console: Console, total: int | None) -> Progress:
     return Progress(*columns, console=console)
 
 
-@app.command("export")
+@commands.command("export")
 def export_(
     file: Annotated[Path, typer.Argument(help="Where to write the export (JSON).", dir_okay=False)],
     force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite FILE if it exists.")] = False,
@@ -361,17 +263,17 @@ def export_(
 
         async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]]]:
             device_id = await client.device_id()
-            with _progress(_stderr(), None) as progress:
+            with _progress(stderr(), None) as progress:
                 task = progress.add_task("exporting records", total=None)
                 records = await export_records(client, lambda n: progress.advance(task, n))
             return device_id, records
 
-        device_id, records = _with_device(resolve_settings(device, token), work)
+        device_id, records = with_device(resolve_settings(device, token), work)
         write_export(file, device_id, records)
-        _say(f"exported {len(records)} records from {device_id} to {file}")
+        say(f"exported {len(records)} records from {device_id} to {file}")
 
 
-@app.command("import")
+@commands.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="An export written by `xzmem export`.", dir_okay=False)],
     device: DeviceOpt = None,
@@ -382,15 +284,15 @@ def import_(
     with one_line_errors():
         records = read_export(file)
         if not records:
-            _say(f"{file} holds no records; nothing to import")
+            say(f"{file} holds no records; nothing to import")
             return
 
         async def work(client: DeviceClient) -> list[dict[str, Any]]:
-            with _progress(_stderr(), len(records)) as progress:
+            with _progress(stderr(), len(records)) as progress:
                 task = progress.add_task("importing records", total=len(records))
                 return await import_records(client, records, lambda n: progress.advance(task, n))
 
-        answers = _with_device(resolve_settings(device, token), work)
+        answers = with_device(resolve_settings(device, token), work)
         if as_json:
             _print_json(answers)
             return
@@ -398,7 +300,7 @@ def import_(
         parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
         if replayed:
             parts.append(f"{replayed} of {len(answers)} chunks already imported")
-        _say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
+        say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
 
 
 # --- outbox ------------------------------------------------------------------------------------
@@ -426,7 +328,7 @@ def _batch_json(batch: Batch) -> dict[str, Any]:
     }
 
 
-@app.command()
+@commands.command()
 def outbox(
     send: Annotated[bool, typer.Option("--send", help="Send the device's pending batches now, in order.")] = False,
     drop: Annotated[str | None, typer.Option("--drop", metavar="BATCH_ID", help="Give up on one pending batch.")] = None,
@@ -447,7 +349,7 @@ def outbox(
                 if drop is not None:
                     if not box.drop(drop):
                         raise CliProblem(f"no pending batch {drop!r} in {path}")
-                    _say(f"dropped batch {drop}")
+                    say(f"dropped batch {drop}")
                     return
                 if send:
                     _send_outbox(box, settings, device_id)
@@ -457,23 +359,23 @@ def outbox(
             _print_json([_batch_json(b) for b in batches])
         elif batches:
             now = time.time()
-            _stdout().print(_rows_table([_batch_row(b, now) for b in batches], title=f"pending batches ({path})"))
+            stdout().print(_rows_table([_batch_row(b, now) for b in batches], title=f"pending batches ({path})"))
         else:
-            _say("no pending batches")
+            say("no pending batches")
 
 
 def _send_outbox(box: Outbox, settings: DeviceSettings, device_id: str | None) -> None:
     async def work(client: DeviceClient):
         target_id = device_id or await client.device_id()
         total = len(box.pending(target_id))
-        with _progress(_stderr(), total) as progress:
+        with _progress(stderr(), total) as progress:
             task = progress.add_task(f"sending to {target_id}", total=total)
             return await box.drain(client, target_id, on_batch=lambda _: progress.advance(task))
 
-    report = _with_device(settings, work)
+    report = with_device(settings, work)
     sent = len(report.acked) + len(report.replayed)
     line = f"sent {sent} batches to {report.device_id} ({len(report.replayed)} the device already had)"
-    _say(line)
+    say(line)
     if report.error:
         raise CliProblem(f"{report.pending} batches still pending: {report.error}")
 
@@ -510,7 +412,7 @@ def dump_toml(config: dict[str, Any]) -> str:
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
-@app.command()
+@commands.command()
 def config(
     set_device: Annotated[str | None, typer.Option("--device", "-d", help="Save this device address.")] = None,
     set_token: Annotated[str | None, typer.Option("--token", "-t", help="Save this device token.")] = None,
@@ -535,7 +437,7 @@ def config(
             partial.write_text(dump_toml(data), encoding="utf-8")
             partial.chmod(0o600)
             partial.replace(path)
-            _say(f"saved {path}")
+            say(f"saved {path}")
         settings = resolve_settings(env=env)
         shown = {
             "config_file": str(path),
@@ -546,11 +448,11 @@ def config(
             "sources": settings.sources,
         }
         if check:
-            shown["device_id"] = _with_device(settings, lambda c: c.device_id())
+            shown["device_id"] = with_device(settings, lambda c: c.device_id())
         if as_json:
             _print_json(shown)
         else:
-            _render(_stdout(), shown, title="xzmem config")
+            _render(stdout(), shown, title="xzmem config")
             if check:
-                _say(f"device {shown['device_id']} answered at {settings.target}")
+                say(f"device {shown['device_id']} answered at {settings.target}")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from esp_idf_defs import ImageHeader, ImageMetadata
 
-from xzmem.partitions import FACTORY_OFFSET, FACTORY_SIZE, TABLE_OFFSET, LayoutError, parse_table
+from xzmem.board.partitions import FACTORY_OFFSET, FACTORY_SIZE, TABLE_OFFSET, LayoutError, parse_table
 
 # Where the ROM loads the second-stage bootloader: 0x1000 on the first chips, 0 on the later ones.
 BOOTLOADER_OFFSETS = {"esp32": 0x1000, "esp32s2": 0x1000}

@@ -14,14 +14,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from xzmem import ops as opslib
-from xzmem.categories import CORE_CATEGORIES, normalise_category
 from xzmem.config import ChangesConfig
+from xzmem.device import ops as opslib
 from xzmem.llm import LLMClient, LLMError, describe_validation_error, extract_json
-from xzmem.prompt_files import load_prompt
-from xzmem.state import KeyedMemory
-from xzmem.tokens import estimate_tokens
-from xzmem.working import relevance
+from xzmem.pipelines.categories import CORE_CATEGORIES, normalise_category
+from xzmem.pipelines.prompt_files import load_prompt
+from xzmem.pipelines.state import KeyedMemory
+from xzmem.pipelines.tokens import estimate_tokens
+from xzmem.pipelines.working import relevance
 
 DAY = 86400
 KEEP_IMPORTANCE = 8

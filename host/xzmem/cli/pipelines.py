@@ -15,14 +15,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from xzmem.cli import app
 from xzmem.config import Config, ConfigError, load_config
-from xzmem.conversation import ConversationError, load_conversation
 from xzmem.db import open_db
-from xzmem.extraction_log import ExtractionLog
 from xzmem.llm import LLM_OFF_MESSAGE, LLMClient
-from xzmem.pipelines import ExchangeOutcome, Pipelines, ReflectOutcome
-from xzmem.profile import FIELDS, LIST_FIELDS
+from xzmem.pipelines.conversation import ConversationError, load_conversation
+from xzmem.pipelines.extraction_log import ExtractionLog
+from xzmem.pipelines.profile import FIELDS, LIST_FIELDS
+from xzmem.pipelines.runner import ExchangeOutcome, Pipelines, ReflectOutcome
+
+commands = typer.Typer()
 
 console = Console()
 err_console = Console(stderr=True)
@@ -111,7 +112,7 @@ def _exchange_json(outcome: ExchangeOutcome) -> dict:
     }
 
 
-@app.command()
+@commands.command()
 def sieve(
     user: Annotated[str, typer.Option("--user", help="what the user said")],
     assistant: Annotated[str, typer.Option("--assistant", help="what the assistant answered")] = "",
@@ -143,7 +144,7 @@ def _reflect_json(outcome: ReflectOutcome) -> dict:
     }
 
 
-@app.command("reflect")
+@commands.command("reflect")
 def reflect_command(
     conversation: Annotated[Path, typer.Option("--conversation", help="JSON messages or user:/assistant: lines")],
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
@@ -175,7 +176,7 @@ def reflect_command(
     console.print("logged as extraction log entry {}".format(", ".join(map(str, outcome.log_ids))))
 
 
-@app.command("profile")
+@commands.command("profile")
 def profile_command(
     set_field: Annotated[
         list[str] | None, typer.Option("--set", help="hand edit FIELD=VALUE (list fields: items split by ';')")
@@ -224,7 +225,7 @@ def profile_command(
     console.print(table)
 
 
-@app.command("log")
+@commands.command("log")
 def log_command(
     limit: Annotated[int, typer.Option("--limit", help="entries to show, newest first")] = 10,
     stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect or profile")] = None,

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from xzmem.device import DeviceClient, DeviceError
+from xzmem.device.client import DeviceClient, DeviceError
 
 EXPORT_FORMAT = "xzmem-export"
 EXPORT_VERSION = 1

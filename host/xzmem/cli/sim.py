@@ -5,11 +5,12 @@ from typing import Annotated
 
 import typer
 
-from xzmem import sim
-from xzmem.cli import app
+from xzmem.sim import runner as sim
+
+commands = typer.Typer()
 
 
-@app.command("sim")
+@commands.command("sim")
 def sim_command(
     data: Annotated[Path, typer.Option("--data", help="Folder for the device's NVS file, LittleFS image and config.")],
     token: Annotated[str, typer.Option("--token", help="Token MCP clients must present (at least 8 characters).")],

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from xzmem import ops as opslib
-from xzmem.categories import PROFILE, PROFILE_INPUTS
+from xzmem.device import ops as opslib
 from xzmem.llm import LLMClient, LLMError
-from xzmem.prompt_files import load_prompt
-from xzmem.state import KeyedMemory
-from xzmem.tokens import estimate_tokens
+from xzmem.pipelines.categories import PROFILE, PROFILE_INPUTS
+from xzmem.pipelines.prompt_files import load_prompt
+from xzmem.pipelines.state import KeyedMemory
+from xzmem.pipelines.tokens import estimate_tokens
 
 PROFILE_KEY = "mem_profile"
 CORE_FOR_PROFILE = ("identity", "preference", "skill", "relationship", "decision", "project_state")

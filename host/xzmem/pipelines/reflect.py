@@ -15,12 +15,12 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-from xzmem import ops as opslib
+from xzmem.device import ops as opslib
 from xzmem.llm import LLMClient, LLMError, parse_reply
-from xzmem.prompt_files import load_prompt
-from xzmem.state import KeyedMemory
-from xzmem.tokens import estimate_tokens
-from xzmem.working import relevance
+from xzmem.pipelines.prompt_files import load_prompt
+from xzmem.pipelines.state import KeyedMemory
+from xzmem.pipelines.tokens import estimate_tokens
+from xzmem.pipelines.working import relevance
 
 # Seed 001's memory types onto seed 004's categories (see categories.py), with default importance.
 TYPE_CATEGORY = {"knowledge": "fact", "skill": "skill", "event": "fact", "emotional": "insight"}

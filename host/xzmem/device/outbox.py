@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xzmem.device import DeviceClient, DeviceError
+from xzmem.device.client import DeviceClient, DeviceError
 
 OP_NAMES = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
 MAX_OPS = 64

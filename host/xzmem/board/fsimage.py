@@ -4,7 +4,7 @@ from pathlib import Path
 
 from littlefs import LittleFS, LittleFSError
 
-from xzmem.partitions import LFS_BLOCK
+from xzmem.board.partitions import LFS_BLOCK
 
 # What vfs.VfsLfs2 uses on an esp32.Partition: 4096-byte blocks from the partition, 32-byte reads,
 # programs and lookahead. Disk version 2.0 is readable by every littlefs v2 that MicroPython shipped.

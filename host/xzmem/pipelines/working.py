@@ -14,8 +14,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from xzmem.terms import index_terms
-from xzmem.tokens import estimate_tokens
+from xzmem.pipelines.terms import index_terms
+from xzmem.pipelines.tokens import estimate_tokens
 
 VECTOR_WEIGHT = 0.7
 KEYWORD_WEIGHT = 0.3

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from xzmem.working import WorkingMemory
+from xzmem.pipelines.working import WorkingMemory
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS keyed_memories (

@@ -16,12 +16,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from xzmem.categories import CATEGORIES
-from xzmem.fast_channel import Signal, fast_channel
 from xzmem.llm import LLMClient, LLMError, describe_validation_error, parse_reply
-from xzmem.prompt_files import load_prompt
-from xzmem.tokens import estimate_tokens
-from xzmem.working import MemoryItem, WorkingMemory
+from xzmem.pipelines.categories import CATEGORIES
+from xzmem.pipelines.fast_channel import Signal, fast_channel
+from xzmem.pipelines.prompt_files import load_prompt
+from xzmem.pipelines.tokens import estimate_tokens
+from xzmem.pipelines.working import MemoryItem, WorkingMemory
 
 FALLBACK_IMPORTANCE = 0.3
 FALLBACK_CUT = 100

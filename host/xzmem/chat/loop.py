@@ -21,13 +21,13 @@ from anyio.abc import ObjectReceiveStream
 
 from xzmem.config import Config
 from xzmem.db import open_db
-from xzmem.device import DeviceClient, DeviceError
-from xzmem.fast_channel import fast_channel
+from xzmem.device.client import DeviceClient, DeviceError
+from xzmem.device.ops import Batch
+from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient, LLMError
-from xzmem.ops import Batch
-from xzmem.outbox import Outbox
-from xzmem.pipelines import Pipelines
-from xzmem.prompt_files import load_prompt
+from xzmem.pipelines.fast_channel import fast_channel
+from xzmem.pipelines.prompt_files import load_prompt
+from xzmem.pipelines.runner import Pipelines
 
 REMINDER_LOGGER = "memory.reminder"
 EXIT_WORDS = ("/exit", "/quit", "/bye")

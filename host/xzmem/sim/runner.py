@@ -14,7 +14,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NVS_FILE = "nvs.json"
 MEMORY_IMAGE = "memory.lfs"
 CONFIG_FILE = "config.json"

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xzmem import devconfig, fsimage
-from xzmem.firmware import load_firmware
-from xzmem.partitions import ROOT, TABLE_OFFSET, TABLE_SECTOR, Layout, load_layout, parse_table
+from xzmem.board import devconfig, fsimage
+from xzmem.board.firmware import load_firmware
+from xzmem.board.partitions import ROOT, TABLE_OFFSET, TABLE_SECTOR, Layout, load_layout, parse_table
 
 DEFAULT_BAUD = 460800
 BUILD = ROOT / "build"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from xzmem import ops as opslib
+from xzmem.device import ops as opslib
 
 PATTERNS = {
     "correction": re.compile(
