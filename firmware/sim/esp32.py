@@ -77,21 +77,30 @@ class NVSFlash:
         self.bytes_written = 0
         self.cut_at = 0
         self.dead = False
+        self.damage = None  # what loading a damaged file lost, for the boot log and stats
         if path:
             self._load()
 
     def _load(self):
+        """Read the partition file; a damaged one is kept as "<file>.bad" and NVS keeps the entries
+        that still parse, as ESP-IDF drops entries whose checksum fails. `damage` says what was lost."""
         try:
-            with open(self.path) as f:
-                data = json.load(f)
+            with open(self.path, "rb") as f:
+                raw = f.read()
         except OSError:
             return
-        items = []
-        for ns, key, kind, value in data["items"]:
-            if kind == "blob":
-                value = bytes(bytearray.fromhex(value)) if hasattr(bytearray, "fromhex") else _unhex(value)
-            items.append([ns, key, kind, value])
+        # The file is ASCII JSON; flipped bits can make bytes that are not, which must not stop the read.
+        text = bytes(b if b < 128 else 63 for b in raw).decode()
+        items, lost, problem = _parse_items(text)
         self.items = items
+        if problem is None:
+            return
+        bad = self.path + ".bad"
+        os.rename(self.path, bad)
+        self._save()
+        self.damage = "%s was %s: kept %d entries, lost %s; the damaged file is %s" % (
+            self.path, problem, len(items), ", ".join(lost) if lost else "none that could be named", bad)
+        print("nvs:", self.damage)
 
     def _save(self):
         if not self.path:
@@ -190,6 +199,63 @@ class NVSFlash:
         self._save()
 
 
+def _item(value):
+    """[ns, key, kind, value] from a stored item, or None when it is not one."""
+    if not isinstance(value, list) or len(value) != 4:
+        return None
+    ns, key, kind, v = value
+    if not isinstance(ns, str) or not isinstance(key, str) or not 0 < len(ns) <= _MAX_NAMESPACE or not 0 < len(key) <= _MAX_KEY:
+        return None
+    if kind == "i32" and isinstance(v, int) and not isinstance(v, bool) and -0x80000000 <= v <= 0x7FFFFFFF:
+        return [ns, key, kind, v]
+    if kind == "blob" and isinstance(v, str) and len(v) % 2 == 0:
+        try:
+            return [ns, key, kind, _unhex(v)]
+        except ValueError:
+            return None
+    return None
+
+
+def _parse_items(text):
+    """(items, names of items lost, what was wrong or None) from the file's text.
+
+    A file that is not JSON any more (cut short, bits flipped) is read item by item: each item is a
+    flat list, so the text between "[" and "]" of one parses on its own.
+    """
+    try:
+        data = json.loads(text)
+        pieces = data["items"] if isinstance(data, dict) and isinstance(data.get("items"), list) else None
+        problem = None if pieces is not None else "not an NVS file"
+    except (ValueError, KeyError, TypeError):
+        pieces = None
+        problem = "empty" if not text.strip() else "not JSON"
+    if pieces is None:
+        pieces = []
+        start = text.find("[[")
+        for part in (text[start + 1 :].split("], [") if start >= 0 else []):
+            part = part.strip().lstrip("[").rstrip("]}").rstrip()
+            try:
+                pieces.append(json.loads("[" + part + "]"))
+            except ValueError:
+                pieces.append(None)
+    items = []
+    lost = []
+    for piece in pieces:
+        item = _item(piece)
+        if item is None:
+            named = isinstance(piece, list) and len(piece) > 1 and isinstance(piece[0], str) and isinstance(piece[1], str)
+            lost.append("%s/%s" % (piece[0], piece[1]) if named else "an unreadable entry")
+            continue
+        for i in range(len(items)):
+            if items[i][0] == item[0] and items[i][1] == item[1]:
+                items.pop(i)
+                break
+        items.append(item)
+    if lost and problem is None:
+        problem = "damaged"
+    return items, lost, problem
+
+
 def _place(used, free, n):
     if free < n:
         used += free
@@ -202,6 +268,7 @@ def _hex(b):
 
 
 def _unhex(s):
+    """bytes of a hex string; ValueError when it is not one."""
     return bytes(int(s[i : i + 2], 16) for i in range(0, len(s), 2))
 
 

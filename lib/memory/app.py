@@ -8,6 +8,7 @@ from memory import clock, config, fs, links, mcp
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
+from memory.space import explain
 from memory.store import Event, Store
 from memory.sync import Sync
 from memory.tools import MemoryTool, SyncTool
@@ -19,6 +20,7 @@ _WIFI_WAIT_MS = const(10000)
 _WIFI_POLL_MS = const(200)
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
+_BOOT_ROOM = const(16384)
 
 INSTRUCTIONS = (
     "Call memory(action=read) when a conversation starts; write what the user tells about themselves; "
@@ -78,8 +80,15 @@ class Device:
             from memory.archive import Archive
             from memory.keyed import KeyedStore
 
-            self.archive = Archive(data + "/archive")
-            self.keyed = KeyedStore(data + "/keyed", room=self.archive.make_room)
+            try:
+                self.archive = Archive(data + "/archive")
+                # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
+                self.archive.make_room(_BOOT_ROOM)
+                self.keyed = KeyedStore(data + "/keyed", room=self.archive.make_room)
+            except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
+                print("memory: %s cannot be used this boot (%s); no archive and no keyed memories"
+                      % (data, explain(e)))
+                self.archive = self.keyed = None
         else:
             print("memory: %s is not mounted; no archive and no keyed memories this boot" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed)

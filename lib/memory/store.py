@@ -341,6 +341,8 @@ class Store:
         flash = _nvs_flash()
         if flash is not None:
             out["nvs"] = {"used": flash.entries_used(), "free": flash.entries_free(), "usable": flash.usable_entries}
+            if flash.damage:
+                out["nvs"]["damage"] = flash.damage
         if self.keyed is not None:
             out["keyed"] = self.keyed.count()
         return out

@@ -75,7 +75,12 @@ def prepare(data: Path, cfg: dict) -> None:
     except ValueError as e:
         raise SimError(str(e)) from e
     esp32.configure_nvs(str(data / NVS_FILE), reserve=NVS_RESERVE)
-    esp32.configure_partition("memory", str(data / MEMORY_IMAGE), MEMORY_PARTITION_BYTES)
+    image = data / MEMORY_IMAGE
+    # An existing image keeps its size (one read back from a board, or a small one for tests).
+    size = image.stat().st_size if image.exists() else MEMORY_PARTITION_BYTES
+    if size % 4096 or size < 16 * 4096:
+        raise SimError(f"{image} is {size} bytes; a memory image is a multiple of 4096 bytes, at least 64 KB")
+    esp32.configure_partition("memory", str(image), size)
     (data / CONFIG_FILE).write_text(json.dumps(cfg, indent=1))
 
 
