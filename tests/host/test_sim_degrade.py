@@ -49,13 +49,13 @@ def _fill_image(path, size):
         t = 1735689600  # 2025-01-01
         for n in range(40):
             items = [{"id": 100000 + n * 10 + i, "type": "fact", "learned_at": t + (n * 10 + i) * 36000,
-                      "content": "旧事 %d %s" % (n * 10 + i, "x" * 150)} for i in range(10)]
+                      "content": f"旧事 {n * 10 + i} {'x' * 150}"} for i in range(10)]
             archive.append("fact", items)
         fs.mkdir("/prefill/filler")
         n = 0
         while True:
             try:
-                with fs.open("/prefill/filler/%d" % n, "wb") as f:
+                with fs.open(f"/prefill/filler/{n}", "wb") as f:
                     f.write(b"\0" * 4096)
             except OSError:
                 break
@@ -95,7 +95,7 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
 
             async def facts(s, first):
                 for i in range(first, first + 50):
-                    content = "storm%s %d" % ("A" if i < 50 else "B", i)
+                    content = f"storm{'A' if i < 50 else 'B'} {i}"
                     err, out = await call(s, "memory", {"action": "write", "type": "fact", "content": content})
                     answers.append(out)
                     if not err and out["result"] == "ADDED":
@@ -104,17 +104,17 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
             async def batches(s):
                 nonlocal coins
                 for n in range(20):
-                    ops = [{"op": "put_mem", "key": "mem_s%d" % n, "category": "storm", "payload": "批次 %d" % n,
+                    ops = [{"op": "put_mem", "key": f"mem_s{n}", "category": "storm", "payload": f"批次 {n}",
                             "importance": 3, "source": "user"}, {"op": "coins", "amount": 1}]
-                    err, out = await call(s, "memory_sync", {"action": "apply", "batch_id": "storm-%d" % n, "ops": ops})
+                    err, out = await call(s, "memory_sync", {"action": "apply", "batch_id": f"storm-{n}", "ops": ops})
                     answers.append(out)
                     assert not err or "memory is full" in out, out
                     if err:
                         continue
-                    again = (await call(s, "memory_sync", {"action": "apply", "batch_id": "storm-%d" % n, "ops": ops}))[1]
+                    again = (await call(s, "memory_sync", {"action": "apply", "batch_id": f"storm-{n}", "ops": ops}))[1]
                     assert again["replayed"] and again["results"] == out["results"], (out, again)
                     if out["results"][0]["result"] == "ADDED":
-                        acked_keys.add("mem_s%d" % n)
+                        acked_keys.add(f"mem_s{n}")
                     assert out["results"][1]["result"] == "UPDATED", out
                     coins += 1
 
@@ -147,6 +147,6 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
     assert stats["archive"]["dropped_segments"] > 0
     pings.sort()
     p99 = pings[int(len(pings) * 0.99)]
-    print("full partition storm: %d answers, %d pings, p99 %.3f s, max %.3f s, %d facts and %d batches acknowledged"
-          % (len(answers), len(pings), p99, pings[-1], len(acked_facts), len(acked_keys)))
+    print(f"full partition storm: {len(answers)} answers, {len(pings)} pings, p99 {p99:.3f} s, max {pings[-1]:.3f} s, "
+          f"{len(acked_facts)} facts and {len(acked_keys)} batches acknowledged")
     assert p99 < 1.0, p99
