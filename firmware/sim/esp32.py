@@ -383,9 +383,26 @@ class Partition:
     def info(self):
         return (Partition.TYPE_DATA, 0x81, 0, self.size, self.label, False)
 
+    def _file(self):
+        # One unbuffered handle per partition: LittleFS reads 32 bytes at a time, and opening the
+        # image for each read made every LittleFS call slow. Unbuffered, a write is in the file
+        # (the OS's) as soon as it returns, so a killed simulator loses nothing written.
+        f = getattr(self, "_f", None)
+        if f is None:
+            try:
+                f = open(self.path, "r+b", 0)
+            except TypeError:  # MicroPython's open() takes no buffering argument
+                f = open(self.path, "r+b")
+            self._f = f
+        return f
+
     def readblocks(self, block_num, buf, offset=0):
-        with open(self.path, "rb") as f:
-            f.seek(block_num * self.block_size + offset)
+        f = self._file()
+        pos = block_num * self.block_size + offset
+        if hasattr(os, "pread"):
+            data = os.pread(f.fileno(), len(buf), pos)  # one system call for LittleFS's many small reads
+        else:
+            f.seek(pos)
             data = f.read(len(buf))
         buf[: len(data)] = data
 
@@ -393,9 +410,9 @@ class Partition:
         if offset is None:
             # Without an offset the blocks are erased first, as the real driver does.
             offset = 0
-        with open(self.path, "r+b") as f:
-            f.seek(block_num * self.block_size + offset)
-            f.write(buf)
+        f = self._file()
+        f.seek(block_num * self.block_size + offset)
+        f.write(buf)
 
     def ioctl(self, op, arg):
         if op == 4:  # block count
@@ -403,9 +420,9 @@ class Partition:
         if op == 5:  # block size
             return self.block_size
         if op == 6:  # erase a block
-            with open(self.path, "r+b") as f:
-                f.seek(arg * self.block_size)
-                f.write(b"\xff" * self.block_size)
+            f = self._file()
+            f.seek(arg * self.block_size)
+            f.write(b"\xff" * self.block_size)
             return 0
         return 0
 

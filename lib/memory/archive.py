@@ -25,7 +25,7 @@ _FILTER_BITS = const(32512)  # (_IDX_BYTES - _HEAD_BYTES) * 8
 _RESERVE = const(65536)  # free space the archive leaves to everything else: at least this, or 5 %
 _FLOOR = const(16384)  # free space no writer may take: LittleFS copy-on-write and metadata
 _BLOCK = const(4096)
-_SLACK = const(262144)  # margin under which free space is measured again before each append
+_SLACK = const(65536)  # what a drop frees beyond the need, so free space is not measured at every write
 _COPY = const(512)
 _SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
 _YIELD_EVERY = const(20)  # lines between two yields to the event loop in recall_async
@@ -112,8 +112,11 @@ class Archive:
         self.part_bytes = part_bytes
         # capacity: pretend the volume holds this many bytes (tests on a filesystem without limits)
         self.capacity = capacity
+        total = self._total_bytes()
         if reserve_bytes is None:
-            reserve_bytes = max(_RESERVE, self._total_bytes() // 20)
+            reserve_bytes = max(_RESERVE, total // 20)
+        # The estimate of free space is trusted while it leaves this much on top (less on a small partition).
+        self._slack = min(_SLACK, total // 8) if total else _SLACK
         self.reserve = reserve_bytes
         self.floor = floor_bytes
         self.refused = 0  # writes refused for want of room since boot
@@ -413,9 +416,14 @@ class Archive:
         return best and best[1:]
 
     def _drop(self, kind, mdir, n):
-        """Remove one segment, counting it first; returns the records it held."""
+        """Remove one segment, counting it first; returns (records it held, bytes it took on flash)."""
         h = self._head_of(kind, mdir, n)
         records = h[1] if h else 0
+        try:
+            size = fs.stat("%s/%d.jsonl" % (mdir, n))[6]
+        except OSError:
+            size = 0
+        freed = (size + _BLOCK - 1) // _BLOCK * _BLOCK + _IDX_BYTES
         c = self._counters()
         c["dropped_segments"] += 1
         c["dropped_records"] += records
@@ -424,7 +432,7 @@ class Archive:
         self._remove_part(mdir, n)
         c["dropping"] = None
         self._save_json("stats.json", c)
-        return records
+        return records, freed
 
     def make_room(self, need):
         """Make sure `need` bytes can be written outside the archive and still leave the floor free,
@@ -435,20 +443,25 @@ class Archive:
         """Drop the oldest segments (not those in `keep`) until `need` bytes leave `want` free; with
         nothing left to drop, settle for `least`. Returns the segments dropped."""
         want = want if want > least else least
-        # statvfs walks the whole LittleFS: ask it only when the last answer, less what has
-        # been written since, no longer leaves a wide margin.
-        if self._free_hint is not None and self._free_hint - need > want + _SLACK:
+        # statvfs walks the whole LittleFS: the estimate (the last answer less what was written
+        # since, deletions not counted) is trusted while it leaves `want`.
+        if self._free_hint is not None and self._free_hint - need >= want:
             self._free_hint -= need
             return 0
         free = self.free_bytes()
         segments = records = 0
-        while free < need + want:
-            victim = self._oldest(keep)
-            if victim is None:
-                break
-            records += self._drop(*victim)
-            segments += 1
-            free = self.free_bytes()
+        if free - need < want:
+            # Drop a slack more than needed, so the next writes do not have to measure again.
+            while free < need + want + self._slack:
+                victim = self._oldest(keep)
+                if victim is None:
+                    break
+                got, freed = self._drop(*victim)
+                records += got
+                segments += 1
+                free += freed  # counted, not measured
+            if segments:
+                free = self.free_bytes()
         if free < need + least:
             self._free_hint = None
             self.refused += 1

@@ -132,3 +132,57 @@ class PowerCut(unittest.TestCase):
         buf = bytearray(16)
         n = esp32.NVS("m").get_blob("k", buf)
         self.assertEqual(bytes(buf[:n]), b"\x00\xffdata")
+
+
+class DamagedFile(unittest.TestCase):
+    """A damaged nvs.json: the simulator keeps what parses, sets the file aside and says what was lost."""
+
+    path = _TMP + "/nvs_damaged.json"
+
+    def setUp(self):
+        for p in (self.path, self.path + ".bad", self.path + ".tmp"):
+            try:
+                os.remove(p)
+            except OSError:
+                pass
+        esp32.configure_nvs(self.path)
+        nvs = esp32.NVS("xzmem")
+        for i in range(6):
+            nvs.set_blob("fa%d" % i, bytes([i]) * 40)
+        nvs.set_i32("nid", 6)
+        with open(self.path) as f:
+            self.text = f.read()
+
+    def reload(self, text):
+        with open(self.path, "w") as f:
+            f.write(text)
+        return esp32.configure_nvs(self.path)
+
+    def kept(self, flash):
+        return [key for ns, key, kind, value in flash.items]
+
+    def test_a_file_cut_short_keeps_the_entries_before_the_cut(self):
+        flash = self.reload(self.text[: len(self.text) * 2 // 3])
+        kept = self.kept(flash)
+        self.assertTrue(0 < len(kept) < 7, kept)
+        self.assertEqual(kept, ["fa%d" % i for i in range(len(kept))])
+        self.assertTrue("kept %d entries" % len(kept) in flash.damage, flash.damage)
+        self.assertTrue(os.stat(self.path + ".bad")[6] > 0)
+        self.assertEqual(self.kept(esp32.configure_nvs(self.path)), kept)  # rewritten whole, nothing more lost
+        self.assertEqual(esp32.nvs_flash().damage, None)
+
+    def test_flipped_bits_lose_only_the_entries_they_hit(self):
+        i = self.text.index('"fa2"')
+        flash = self.reload(self.text[:i] + '"fa2", "blob", 5' + self.text[self.text.index("]", i):])
+        self.assertEqual(self.kept(flash), ["fa0", "fa1", "fa3", "fa4", "fa5", "nid"])
+        self.assertTrue("xzmem/fa2" in flash.damage, flash.damage)
+        flash = self.reload(self.text.replace("0202", "0g02", 1))  # not hex any more
+        self.assertEqual(self.kept(flash), ["fa0", "fa1", "fa3", "fa4", "fa5", "nid"])
+        flash = self.reload(self.text.replace('"items"', '"it\xe9ms"', 1).replace(", [", ",\x80[", 1))
+        self.assertTrue(len(self.kept(flash)) >= 5, flash.damage)
+
+    def test_an_empty_file_starts_empty_and_says_so(self):
+        flash = self.reload("")
+        self.assertEqual(flash.items, [])
+        self.assertTrue("empty" in flash.damage, flash.damage)
+        esp32.NVS("xzmem").set_i32("nid", 1)  # and it works

@@ -115,7 +115,7 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
                     assert again["replayed"] and again["results"] == out["results"], (out, again)
                     if out["results"][0]["result"] == "ADDED":
                         acked_keys.add(f"mem_s{n}")
-                    assert out["results"][1]["result"] == "UPDATED", out
+                    assert out["results"][1]["result"] in ("ADDED", "UPDATED"), out
                     coins += 1
 
             pinger = asyncio.create_task(ping_loop())
@@ -150,3 +150,30 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
     print(f"full partition storm: {len(answers)} answers, {len(pings)} pings, p99 {p99:.3f} s, max {pings[-1]:.3f} s, "
           f"{len(acked_facts)} facts and {len(acked_keys)} batches acknowledged")
     assert p99 < 1.0, p99
+
+
+def test_a_damaged_nvs_file_boots_with_what_still_parses(tmp_path):
+    data = tmp_path / "dev"
+
+    async def write(url):
+        async with session(url) as s:
+            for content in ("喜欢猫", "住在杭州", "会弹吉他"):
+                assert not (await call(s, "memory", {"action": "write", "type": "fact", "content": content}))[0]
+
+    async def read(url):
+        async with session(url) as s:
+            return await call(s, "memory", {"action": "read", "type": "fact"})
+
+    with SimDevice(data, "--start-time", "2026-02-05T08:00") as device:
+        asyncio.run(write(device.url))
+    nvs = data / "nvs.json"
+    for damage in (nvs.read_text()[: len(nvs.read_text()) - 150], '{"items": 7}'):
+        nvs.write_text(damage)
+        device = SimDevice(data, "--start-time", "2026-02-05T09:00").start()
+        try:
+            err, out = asyncio.run(read(device.url))
+        finally:
+            log = device.stop()
+        assert not err, out
+        assert "nvs: " in log and "nvs.json.bad" in log, log
+    assert (data / "nvs.json.bad").exists()
