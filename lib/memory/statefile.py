@@ -63,17 +63,21 @@ def load(path, check, default=None):
 
     A missing file is `default` without a report; check(value) returns what is wrong, or None.
     """
-    if not fs.exists(path):
-        return default
-    if is_dir(path):
-        set_aside(path, "a folder where a file belongs")
+    try:
+        f = fs.open(path)
+    except OSError:
+        if is_dir(path):
+            set_aside(path, "a folder where a file belongs")
         return default
     try:
-        if fs.stat(path)[6] > _MAX_BYTES:
+        try:
+            text = f.read(_MAX_BYTES + 1)
+        finally:
+            f.close()
+        if len(text) > _MAX_BYTES:
             problem = "larger than %d bytes" % _MAX_BYTES
         else:
-            with fs.open(path) as f:
-                value = json.loads(f.read())
+            value = json.loads(text)
             problem = check(value)
             if problem is None:
                 return value

@@ -5,6 +5,7 @@ import unittest
 from archive_testkit import DAY, at, event, fact, files, moment, scratch, wipe
 from memory import fs
 from memory.archive import Archive
+from memory.keyed import KeyedStore
 from memory.space import MemoryFull
 
 
@@ -47,6 +48,43 @@ class Space(unittest.TestCase):
         self.assertEqual(a.count("fact"), 0)
         self.assertFalse(fs.exists(self.root + "/journal.json"))
         self.assertEqual(files(self.root, ".jsonl"), [])
+
+
+class SharedPartition(unittest.TestCase):
+    """Keyed memories ask the archive for room: its oldest segments go, and when none are left the
+    write is refused before anything is written, with a sentence."""
+
+    def setUp(self):
+        self.root = scratch("shared")
+
+    def tearDown(self):
+        wipe(self.root)
+
+    def test_keyed_writes_take_room_from_the_oldest_segments_then_are_refused(self):
+        a = Archive(self.root + "/archive", part_bytes=2048, reserve_bytes=8192, capacity=64 * 1024,
+                    floor_bytes=4096)
+        for k in range(6):
+            a.append("fact", _facts(k * 5, 5, at("2024-01-01") + k * 40 * DAY))
+        before = a.stats()["segments"]
+        keyed = KeyedStore(self.root + "/keyed", room=a.make_room)
+        # Others' files (not counted by `capacity` on this test filesystem) took 40 KB: measure again.
+        a.capacity -= 40 * 1024
+        a._free_hint = None
+        rec = {"key": "mem_a", "category": "c", "payload": "p", "importance": 3, "source": "user"}
+        self.assertEqual(keyed.put(rec)["result"], "ADDED")
+        self.assertTrue(a.stats()["segments"] < before)
+        self.assertTrue(a.stats()["dropped_records"] > 0)
+        a.capacity -= 64 * 1024  # now nothing the archive holds would be enough
+        a._free_hint = None
+        rec["key"] = "mem_b"
+        try:
+            keyed.put(rec)
+            self.fail("a write with no room was accepted")
+        except MemoryFull as e:
+            self.assertTrue(str(e).startswith("the memory is full"), str(e))
+            self.assertTrue("nothing was stored" in str(e) and "Errno" not in str(e), str(e))
+        self.assertEqual(keyed.keys(), ["mem_a"])
+        self.assertEqual(a.stats()["refused_full"], 1)
 
 
 class StandInStore:
