@@ -1,9 +1,10 @@
 # memory_sync: op batches from the host applied once each, and export/import of all memory.
 #
 # The replay log (last 32 batch ids with their results) is a JSON file written new-then-renamed
-# after the batch's changes are flushed. A power cut between the two makes the host resend a batch
-# that was applied; every op but `coins` gives the same state when applied twice, so a batch with
-# coins first logs the total it starts from, and a resent one adds its coins to that total again.
+# after the batch's changes are committed (one journal record, see store.commit). A power cut
+# between the two makes the host resend a batch that was applied; every op but `coins` gives the
+# same state when applied twice, so a batch with coins first logs the total it starts from, and a
+# resent one adds its coins to that total again.
 
 import json
 
@@ -73,7 +74,7 @@ class Sync:
             self._coins = self.memory.store.affection()["total_coins_spent"]
             self._remember(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
         results = [self._apply_one(op) for op in ops]
-        self.memory.store.flush()
+        self.memory.store.commit()  # the batch is one journal record: on flash before it is logged
         out = {"batch_id": batch_id, "replayed": False, "results": results}
         self._remember(batch_id, out)
         return out

@@ -26,16 +26,23 @@ class MemoryTool(mcp.Tool):
             if not kind:
                 return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
             return m.read(kind)
-        if action == "write":
-            return m.write(_need(args, "type"), args)
-        if action == "delete":
-            return m.delete(_need(args, "type"), args)
-        if action == "complete_schedule":
-            return m.complete_schedule(_need(args, "content"))
+        if action == "write" or action == "delete" or action == "complete_schedule":
+            try:
+                return self._change(action, args)
+            finally:
+                m.store.commit()  # before the answer leaves: an acknowledged change survives a power cut
         if action == "recall":
             return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
                             args.get("end_date"), args.get("limit"))
         return m.search(_need(args, "keyword"), args.get("limit"))
+
+    def _change(self, action, args):
+        m = self.memory
+        if action == "write":
+            return m.write(_need(args, "type"), args)
+        if action == "delete":
+            return m.delete(_need(args, "type"), args)
+        return m.complete_schedule(_need(args, "content"))
 
 
 class SyncTool(mcp.Tool):
