@@ -73,7 +73,7 @@ class Device:
         args = dict(args, action="write")
         out = self.tool.call(args, _LINK)
         if isinstance(out, dict) and out.get("result") not in ("ADDED", "UPDATED"):
-            raise RuntimeError("%s answered %s" % (args, out))
+            raise RuntimeError(f"{args} answered {out}")
 
     def close(self):
         vfs.umount("/data")
@@ -91,9 +91,9 @@ def conversation_costs(folder, conversations):
         for turn in TURNS:
             dev.clock.t += 45
             for args in turn:
-                args = dict(args, content="%s·%d" % (args.get("content") or "", c)) if c else args
+                args = dict(args, content=f"{args.get('content') or ''}·{c}") if c else args
                 if args["type"] == "family":
-                    args["name"] = "%s·%d" % (args["name"], c)
+                    args["name"] = f"{args['name']}·{c}"
                 before = (part.bytes_written, part.erases)
                 dev.write(args)
                 per_change.append((part.bytes_written - before[0], part.erases - before[1]))
@@ -143,7 +143,7 @@ def answer_times(folder, rounds):
         times = []
         for i in range(rounds):
             t = time.perf_counter()
-            dev.write({"type": "fact", "content": "第%d件事：主人说今天天气很好" % i})
+            dev.write({"type": "fact", "content": f"第{i}件事：主人说今天天气很好"})
             times.append((time.perf_counter() - t) * 1000)
             if i % 15 == 14:
                 for item in dev.store.read("fact"):

@@ -115,7 +115,7 @@ class Device:
     def link_closed(self, link):
         """A client that made changes went away: its conversation is over, so NVS is written once."""
         if self.store.pending():
-            self.store.end_conversation()
+            self.store.flush()
 
     def _reminder_to_server(self, item):
         text = mcp.notification("notifications/message", {"level": "info", "logger": "memory.reminder", "data": item})

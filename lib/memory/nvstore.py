@@ -103,6 +103,7 @@ class NvStore:
         self.tables = tables
         self.next_id = 1
         self._saved_id = 0
+        self._logged_id = 0  # the id counter as the last journal record (or flush) has it
         self.dirty_since = None
         self.changed_at = None  # when the last change was made
         self.corrupt = []  # keys whose stored blob had the wrong size, ignored at load
@@ -135,6 +136,7 @@ class NvStore:
                     continue
                 top = max(top, _mark_used(t, n))
         self.next_id = max(self._saved_id, top) + 1
+        self._logged_id = self.next_id - 1
 
     # ---- journal records: the images of the keys changed since the last record ----
 
@@ -156,10 +158,11 @@ class NvStore:
                 else:
                     parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block)
                                  + bytes(t.buf[n * block : (n + 1) * block]))
-        return b"".join(parts) if len(parts) > 1 else None
+        return b"".join(parts) if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
 
     def logged(self):
         """The keys of the last unlogged() record are in the journal now."""
+        self._logged_id = self.next_id - 1
         for t in self.tables:
             for n in range(t.keys()):
                 t.unlogged[n] = 0
@@ -206,6 +209,11 @@ class NvStore:
             if key[:p] == t.prefix and key[p:].isdigit() and int(key[p:]) < t.keys():
                 return t, int(key[p:])
         return None, 0
+
+    def keep_ids_above(self, rid):
+        if rid >= self.next_id:
+            self.next_id = rid + 1
+            self._touch()
 
     def new_id(self):
         rid = self.next_id

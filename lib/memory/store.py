@@ -253,6 +253,10 @@ class Store:
         self._nv.clear(self._events, slot)
         return DELETED
 
+    def keep_ids_above(self, rid):
+        """Hand out no id up to `rid` again (records imported with their ids); saved with the next commit."""
+        self._nv.keep_ids_above(rid)
+
     # ---- archive rules ----
 
     def _archive_oldest(self, kind, table, n):

@@ -63,7 +63,7 @@ class SyncTool(mcp.Tool):
         if action == "import":
             return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
         if action == "export":
-            return self.sync.export(args.get("cursor"), args.get("limit") or 100)
+            return self.sync.export(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True)
         if action == "stats":
             return self.memory.stats()
         unix = clock.check_settable(_need(args, "unix"))

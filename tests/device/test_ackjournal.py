@@ -5,6 +5,7 @@
 # NVS file and journal file. Power is cut at every NVS write of a flush and at every byte of a
 # journal append; each time, every acknowledged change is back after the reboot, coins exactly.
 
+import os
 import unittest
 
 import esp32
@@ -16,8 +17,9 @@ from memory.store import Event, Store
 from memory.tools import MemoryTool
 from store_helpers import TMP, Clock, remove
 
-_NVS = TMP + "/ackj_nvs.json"
-_JOURNAL = TMP + "/ackj.jnl"
+_TAG = str(os.getpid()) if hasattr(os, "getpid") else "mp"  # two checkouts testing at once share /tmp
+_NVS = "%s/ackj_%s_nvs.json" % (TMP, _TAG)
+_JOURNAL = "%s/ackj_%s.jnl" % (TMP, _TAG)
 _LINK = mcp.Link("test", trusted=True)
 T0 = 1767225600  # 2026-01-01 00:00 UTC
 
