@@ -335,7 +335,7 @@ class Store:
                     self.flush()
                 return "journal"
             except (OSError, ValueError) as e:
-                self.journal_error = str(e)
+                self.journal_error = explain(e)
         self.flush()
         return "nvs"
 
