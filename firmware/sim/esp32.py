@@ -78,6 +78,7 @@ class NVSFlash:
         self.cut_at = 0
         self.dead = False
         self.damage = None  # what loading a damaged file lost, for the boot log and stats
+        self._unsaved = False  # items changed but the file not yet rewritten (a stop came between)
         if path:
             self._load()
 
@@ -96,7 +97,10 @@ class NVSFlash:
         if problem is None:
             return
         bad = self.path + ".bad"
-        os.rename(self.path, bad)
+        try:
+            os.rename(self.path, bad)
+        except OSError:  # gone meanwhile: nothing to keep aside
+            bad = "gone"
         self._save()
         self.damage = "%s was %s: kept %d entries, lost %s; the damaged file is %s" % (
             self.path, problem, len(items), ", ".join(lost) if lost else "none that could be named", bad)
@@ -112,6 +116,7 @@ class NVSFlash:
         with open(tmp, "w") as f:
             json.dump({"items": out}, f)
         os.rename(tmp, self.path)
+        self._unsaved = False
 
     def _layout_entries(self, items):
         """Entries used by `items` laid out in order, after the reserve, as if freshly compacted."""
@@ -170,6 +175,8 @@ class NVSFlash:
             raise PowerCut("power is off")
         i = self.find(ns, key)
         if i >= 0 and self.items[i][2] == kind and self.items[i][3] == value:
+            if self._unsaved:
+                self._save()  # the write that set it was stopped before its file was saved
             return  # ESP-IDF compares and skips identical values
         new_items = [it for it in self.items if not (it[0] == ns and it[1] == key)]
         new_items.append([ns, key, kind, value])
@@ -183,6 +190,7 @@ class NVSFlash:
         self.entries_written += cost
         self.bytes_written += cost * _ENTRY_BYTES
         self.items = new_items
+        self._unsaved = True
         self._save()
 
     def erase(self, ns, key):
@@ -190,12 +198,15 @@ class NVSFlash:
             raise PowerCut("power is off")
         i = self.find(ns, key)
         if i < 0:
+            if self._unsaved:
+                self._save()
             raise OSError(ERR_NOT_FOUND)
         self.writes += 1
         if self.cut_at and self.writes >= self.cut_at:
             self.dead = True
             raise PowerCut("power cut at NVS erase %d" % self.writes)
         self.items.pop(i)
+        self._unsaved = True
         self._save()
 
 
