@@ -89,7 +89,7 @@ class Device:
         self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
-        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS)
+        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
         self.dispatcher.add(MemoryTool(self.memory))
         self.dispatcher.add(SyncTool(self.memory, self.sync))
         self.server = None

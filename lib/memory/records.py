@@ -8,6 +8,7 @@ import struct
 from micropython import const
 
 from memory import clock
+from memory.refusal import Refusal
 
 # Profile: learned-at times of name, age, gender, location, birthday; then those five fields: name,
 # age (255 = unset), gender (0 unset, 1 male, 2 female, 3 other), location, birthday (YYYY-MM-DD or MM-DD).
@@ -93,13 +94,13 @@ def text_field(fields, name, limit, truncated, required=True):
     value = fields.get(name)
     if value is None:
         if required:
-            raise ValueError("%s is required" % name)
+            raise Refusal("%s is required" % name, "missing", name)
         return b""
     if not isinstance(value, str):
-        raise ValueError("%s must be a string, got %s %r" % (name, type(value).__name__, value))
+        raise Refusal("%s must be a string, got %s %r" % (name, type(value).__name__, value), "type", name, value, "string")
     value = value.strip()
     if required and not value:
-        raise ValueError("%s must not be empty" % name)
+        raise Refusal("%s must not be empty" % name, "empty", name)
     if "\0" in value:
         raise ValueError("%s must not contain NUL characters, got %r" % (name, value))
     data, was_cut = cut(value, limit)
@@ -114,12 +115,12 @@ def int_value(name, value, lo, hi):
         text = value.strip()
         digits = text[1:] if text[:1] == "-" else text
         if not digits or not digits.isdigit():
-            raise ValueError("%s must be an integer, got %r" % (name, value))
+            raise Refusal("%s must be an integer, got %r" % (name, value), "type", name, value, "integer")
         value = int(text)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError("%s must be an integer, got %s %r" % (name, type(value).__name__, value))
+        raise Refusal("%s must be an integer, got %s %r" % (name, type(value).__name__, value), "type", name, value, "integer")
     if not lo <= value <= hi:
-        raise ValueError("%s must be %d-%d, got %d" % (name, lo, hi, value))
+        raise Refusal("%s must be %d-%d, got %d" % (name, lo, hi, value), "range", name, value, (lo, hi))
     return value
 
 
@@ -127,7 +128,7 @@ def int_field(fields, name, lo, hi, default=None):
     value = fields.get(name)
     if value is None:
         if default is None:
-            raise ValueError("%s is required" % name)
+            raise Refusal("%s is required" % name, "missing", name)
         return default
     return int_value(name, value, lo, hi)
 
@@ -135,17 +136,17 @@ def int_field(fields, name, lo, hi, default=None):
 def gender_code(value):
     """1 male, 2 female, 3 other; accepts the English names and the Chinese words."""
     if not isinstance(value, str):
-        raise ValueError("gender must be a string, got %r" % (value,))
+        raise Refusal("gender must be a string, got %r" % (value,), "type", "gender", value, "string")
     name = _GENDER_ALIASES.get(value.strip(), value.strip().lower())
     if name not in GENDERS:
-        raise ValueError("gender must be one of male, female, other, got %r" % value)
+        raise Refusal("gender must be one of male, female, other, got %r" % value, "choice", "gender", value, GENDERS)
     return GENDERS.index(name) + 1
 
 
 def check_birthday(value):
     """'YYYY-MM-DD' or 'MM-DD', a real calendar day (Feb 29 allowed without a year)."""
     if not isinstance(value, str):
-        raise ValueError("birthday must be a string, got %r" % (value,))
+        raise Refusal("birthday must be a string, got %r" % (value,), "type", "birthday", value, "string")
     value = value.strip()
     if len(value) == 10:
         clock.parse_date(value, "birthday")
@@ -154,7 +155,7 @@ def check_birthday(value):
         m, d = int(value[:2]), int(value[3:])
         if 1 <= m <= 12 and 1 <= d <= clock.days_in_month(2000, m):
             return value
-    raise ValueError("birthday must be YYYY-MM-DD or MM-DD, got %r" % value)
+    raise Refusal("birthday must be YYYY-MM-DD or MM-DD, got %r" % value, "format", "birthday", value, "1996-03-15")
 
 
 def emotion_code(value):
@@ -162,7 +163,7 @@ def emotion_code(value):
     if isinstance(value, str) and not value.strip().isdigit():
         name = value.strip().lower()
         if name not in EMOTIONS:
-            raise ValueError("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value))
+            raise Refusal("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value), "choice", "emotion", value, EMOTIONS)
         return EMOTIONS.index(name)
     return int_value("emotion", value, 0, len(EMOTIONS) - 1)
 

@@ -3,6 +3,7 @@
 from micropython import const
 
 from memory import clock
+from memory.refusal import Refusal
 
 REPEATS = ("none", "daily", "weekly", "monthly")
 _DAY = const(86400)
@@ -25,7 +26,7 @@ def parse_repeat(repeat):
     if repeat is None or repeat == "":
         return 0
     if repeat not in REPEATS:
-        raise ValueError("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,))
+        raise Refusal("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,), "choice", "repeat", repeat, REPEATS)
     return REPEATS.index(repeat)
 
 
@@ -33,7 +34,7 @@ def parse_priority(priority):
     if priority is None:
         return 3
     if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 5:
-        raise ValueError("priority must be an integer 1-5, got %r" % (priority,))
+        raise Refusal("priority must be an integer 1-5, got %r" % (priority,), "range", "priority", priority, (1, 5))
     return priority
 
 
@@ -141,11 +142,12 @@ class Schedules:
             return exact[0]
         matches = exact or [ev for ev in active if content in ev.content]
         if not matches:
-            raise ValueError("no schedule matches %r" % content)
+            raise Refusal("no schedule matches %r" % content, "nomatch", "schedule", content)
         if len(matches) > 1:
-            raise ValueError(
+            raise Refusal(
                 "%r matches %d schedules, say which: %s"
-                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches))
+                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches)),
+                "many", "schedule", content, ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches],
             )
         return matches[0]
 
@@ -231,7 +233,7 @@ def reminder_text(item):
 
 def _check_content(content):
     if not isinstance(content, str) or not content.strip():
-        raise ValueError("content must be a non-empty string, got %r" % (content,))
+        raise Refusal("content must be a non-empty string, got %r" % (content,), "empty", "content", content)
     content = content.strip()
     if len(content.encode()) > _MAX_CONTENT:
         raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))

@@ -1,10 +1,9 @@
 # The device's memory as one service: hot store, schedules, archive and keyed memories behind the tools.
 
-import json
-
 from micropython import const
 
-from memory import affinity, clock
+from memory import affinity, clock, jsontext
+from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
@@ -18,7 +17,7 @@ def check_limit(value):
     if value is None:
         return _DEFAULT_LIMIT
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_LIMIT:
-        raise ValueError("limit must be 1-%d, got %r" % (_MAX_LIMIT, value))
+        raise Refusal("limit must be 1-%d, got %r" % (_MAX_LIMIT, value), "range", "limit", value, (1, _MAX_LIMIT))
     return value
 
 
@@ -28,7 +27,7 @@ def coin_amount(args):
     try:
         return int(amount)
     except (TypeError, ValueError):
-        raise ValueError("coins needs an integer amount, got %r" % (amount,))
+        raise Refusal("coins needs an integer amount, got %r" % (amount,), "type", "amount", amount, "integer")
 
 
 def _contains(item, needle):
@@ -45,8 +44,8 @@ def _last(items, n):
 
 def _dumps(value):
     if isinstance(value, str):
-        return json.dumps(value)  # the same text; CPython's fast path (no encoder built per call)
-    return json.dumps(value, separators=(",", ":"))
+        return jsontext.string(value)  # the same text, without building an encoder per call on CPython
+    return jsontext.dumps(value)
 
 
 def _array(values):
@@ -141,7 +140,7 @@ class MemoryService:
     def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
         """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
         if kind not in RECALL_KINDS:
-            raise ValueError("recall type must be one of fact, moment, event, got %r" % (kind,))
+            raise Refusal("recall type must be one of fact, moment, event, got %r" % (kind,), "choice", "type", kind, RECALL_KINDS)
         limit = check_limit(limit)
         # Validated as exactly YYYY-MM-DD, the dates compare as text with clock.local_date().
         if start_date:

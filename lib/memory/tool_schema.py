@@ -24,7 +24,7 @@ MEMORY_SCHEMA = {
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS), "description": "操作 / operation"},
         "type": {"type": "string", "enum": list(MEMORY_TYPES), "description": "记忆类型 / memory type"},
-        "content": {"type": ["string", "integer"], "description": "内容 / the text (or the age) to remember"},
+        "content": {"type": "string", "description": "内容；年龄写数字 / the text to remember (an age as digits)"},
         "amount": {"type": "integer", "description": "coins 增加的金币数 / coins to add"},
         "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM"},
         "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},

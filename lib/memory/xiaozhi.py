@@ -8,7 +8,7 @@ import json
 
 from micropython import const
 
-from memory import mcp, outlink
+from memory import mcp, outlink, ws
 
 PROTOCOL_VERSION = const(1)
 HELLO_TIMEOUT = const(10)  # seconds the server has to answer our hello, as the xiaozhi firmware waits
@@ -81,7 +81,11 @@ class XiaozhiLink(outlink.OutboundLink):
         timer = asyncio.create_task(self._hello_deadline(sock))
         try:
             while True:
-                msg = await sock.recv()
+                try:
+                    msg = await sock.recv()
+                except ws.MessageTooBig as e:  # read past: answered in an envelope, the link goes on
+                    await sock.send(mcp_envelope(self.dispatcher.too_big(e), self.session_id))
+                    continue
                 if not isinstance(msg, str):
                     continue  # audio frames: this link has no speaker
                 out = self.on_text(msg)
