@@ -85,7 +85,7 @@ class Device:
         self.store = Store(archiver=self.archive, keyed=self.keyed)
         self.schedules = Schedules(self.store, Event)
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
-                                    cfg["device_id"] or links.default_device_id())
+                                    cfg["device_id"] or links.default_device_id(), cfg["language"])
         self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)

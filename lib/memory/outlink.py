@@ -111,7 +111,9 @@ class OutboundLink:
         """From now on reminders go out on this connection (held ones first)."""
         if self.announcer:
             self.announcer.remove(self.sink)
-            self.announcer.add(self.sink)
+            # Only the host gateway (a trusted link) is known to show reminders to someone; a relay
+            # or voice server may drop them, so those stay untold for the next read.
+            self.announcer.add(self.sink, self.link.trusted)
 
     def reminder_message(self, item):
         raise NotImplementedError

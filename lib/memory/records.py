@@ -21,7 +21,7 @@ FAMILY_SIZE = const(64)
 PREF_FMT = "<IIB31s"
 PREF_SIZE = const(40)
 # Event: id, learned_at, when, completed_at, content, event_type, repeat, anchor_day, priority,
-# flags (bit 0 reminded, bit 1 completed).
+# flags (bit 0 reminded, bit 1 completed, bit 2 told: the reminder reached the user).
 EVENT_FMT = "<4I64s12s4B"
 EVENT_SIZE = const(96)
 # Fact: id, learned_at, content.
@@ -53,6 +53,7 @@ LIKE = const(1)
 DISLIKE = const(2)
 _REMINDED = const(1)
 _COMPLETED = const(2)
+_TOLD = const(4)
 _U32_MAX = const(0xFFFFFFFF)
 
 GENDERS = ("male", "female", "other")
@@ -177,11 +178,13 @@ class Event:
     """One event or schedule. `when` and the other times are Unix seconds (UTC).
 
     repeat: 0 none, 1 daily, 2 weekly, 3 monthly; anchor_day: the day of month a monthly repeat
-    keeps (1-31, 0 = none); priority 1-5; reminded and completed are 0 or 1.
+    keeps (1-31, 0 = none); priority 1-5; reminded, completed and told are 0 or 1. A reminder is
+    `reminded` once announced and `told` once a path that reaches the user took it (a link to the
+    host gateway, or a `memory read` answer); until then the next read repeats it.
     """
 
     def __init__(self, content="", when=0, event_type="schedule", repeat=0, anchor_day=0, priority=3,
-                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0):
+                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0, told=0):
         self.id = id
         self.learned_at = learned_at
         self.when = when
@@ -193,6 +196,7 @@ class Event:
         self.reminded = reminded
         self.completed = completed
         self.completed_at = completed_at
+        self.told = told
 
     def __repr__(self):
         return "Event(id=%d, when=%d, content=%r, repeat=%d, priority=%d, reminded=%d, completed=%d)" % (
@@ -203,7 +207,7 @@ class Event:
             "id": self.id, "learned_at": self.learned_at, "when": self.when, "content": self.content,
             "event_type": self.event_type, "repeat": self.repeat, "anchor_day": self.anchor_day,
             "priority": self.priority, "reminded": self.reminded, "completed": self.completed,
-            "completed_at": self.completed_at,
+            "completed_at": self.completed_at, "told": self.told,
         }
 
     def pack(self, truncated):
@@ -216,7 +220,7 @@ class Event:
         anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
         priority = int_value("priority", self.priority, 1, 5)
         flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
-            _COMPLETED if _flag("completed", self.completed) else 0)
+            _COMPLETED if _flag("completed", self.completed) else 0) | (_TOLD if _flag("told", self.told) else 0)
         buf = bytearray(EVENT_SIZE)
         struct.pack_into(EVENT_FMT, buf, 0, self.id, self.learned_at, when, completed_at, content,
                          event_type, repeat, anchor, priority, flags)
@@ -227,5 +231,5 @@ class Event:
         i, learned, when, done_at, content, etype, repeat, anchor, prio, flags = struct.unpack_from(
             EVENT_FMT, buf, offset)
         return Event(decode(content), when, decode(etype), repeat, anchor, prio, flags & _REMINDED,
-                     (flags & _COMPLETED) >> 1, done_at, i, learned)
+                     (flags & _COMPLETED) >> 1, done_at, i, learned, (flags & _TOLD) >> 2)
 

@@ -125,6 +125,7 @@ class Schedules:
         ev.priority = prio
         ev.event_type = "schedule"
         ev.reminded = 0
+        ev.told = 0
         ev.completed = 0
         ev.completed_at = 0
         ev.learned_at = clock.now() if now is None else now
@@ -163,6 +164,7 @@ class Schedules:
             done = to_dict(ev)
             ev.when = nxt
             ev.reminded = 0
+            ev.told = 0
             ev.completed = 0
             self.store.update_event(ev)
             return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
@@ -195,18 +197,40 @@ class Schedules:
                 while ev.when + _DURATION < now:
                     ev.when = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
                 ev.reminded = 0
+                ev.told = 0
                 self.store.update_event(ev)
             if ev.reminded or ev.when > now + _REMIND_AHEAD:
                 continue
-            item = to_dict(ev)
-            item["missed"] = ev.when < now
-            item["urgency"] = urgency(ev.priority)
-            item["minutes"] = (ev.when - now) // 60
-            item["text"] = reminder_text(item)
             ev.reminded = 1
+            ev.told = 0
             self.store.update_event(ev)
-            due.append(item)
+            due.append(_reminder(ev, now))
         return due
+
+    def take_untold(self, now=None):
+        """The reminders a `memory read` answers: announced ones no path has told the user yet, and
+        ones due now that the loop has not reached. All are marked told (the reader says them)."""
+        now = clock.now() if now is None else now
+        if not clock.is_set(now):
+            return []
+        out = []
+        for ev in self.active():
+            if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
+                continue
+            ev.reminded = 1
+            ev.told = 1
+            self.store.update_event(ev)
+            out.append(_reminder(ev, now))
+        return out
+
+    def mark_told(self, item):
+        """A path that reaches the user took the reminder `item`: the next read need not repeat it."""
+        for ev in self.active():
+            if ev.content == item["content"] and clock.format_local(ev.when) == item["datetime"]:
+                if not ev.told:
+                    ev.told = 1
+                    self.store.update_event(ev)
+                return
 
     def clean(self, now=None):
         """Remove one-off schedules completed more than a week ago. Returns how many went."""
@@ -217,6 +241,15 @@ class Schedules:
                 self.store.delete_event(ev)
                 gone += 1
         return gone
+
+
+def _reminder(ev, now):
+    item = to_dict(ev)
+    item["missed"] = ev.when < now
+    item["urgency"] = urgency(ev.priority)
+    item["minutes"] = (ev.when - now) // 60
+    item["text"] = reminder_text(item)
+    return item
 
 
 def reminder_text(item):

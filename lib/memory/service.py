@@ -58,7 +58,8 @@ def _array(values):
 
 
 class MemoryService:
-    def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
+    def __init__(self, store, schedules, archive=None, keyed=None, device_id="", language="zh"):
+        self.language = language  # of the stage's style hint
         self.store = store
         self.schedules = schedules
         self.archive = archive
@@ -97,11 +98,15 @@ class MemoryService:
                           for x in _last(s.read("moment"), _RECENT_MOMENTS))
         yield ',"schedules":'
         yield from _array(self.schedules.upcoming())
+        # Due and missed reminders no path has told the user yet: the model says them first.
+        yield ',"reminders":'
+        yield from _array(self.schedules.take_untold())
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
-        yield ',"total_coins_spent":%d,"relationship":%s,"mood":%s,"now":%s}' % (
-            coins, _dumps(affinity.stage(coins)[1]), _dumps(affection["mood"]), _dumps(now))
+        yield ',"total_coins_spent":%d,"relationship":%s,"style":%s,"mood":%s,"now":%s}' % (
+            coins, _dumps(affinity.stage(coins)[1]), _dumps(affinity.style(coins, self.language)),
+            _dumps(affection["mood"]), _dumps(now))
 
     def read(self, kind):
         """One type's records (the overview, read without a type, is overview_json())."""
@@ -110,6 +115,7 @@ class MemoryService:
         if kind == "coins" or kind == "mood" or kind == "affection":
             a = self.store.affection()
             a.update(affinity.describe(a["total_coins_spent"]))
+            a["style"] = affinity.style(a["total_coins_spent"], self.language)
             return {"type": "affection", "items": [a]}
         if kind == "keyed":
             return {"type": kind, "items": self.keyed.list() if self.keyed else []}

@@ -151,6 +151,7 @@ class Overview(unittest.TestCase):
     def test_full_overview_in_small_pieces(self):
         memory = full_memory()
         s = memory.store
+        upcoming = memory.schedules.upcoming()  # as the read found them: it marks due ones reminded
         reply = read_dispatcher(memory).handle(request("memory", 1, {"action": "read"}), mcp.Link("t"))
         self.assertFalse(isinstance(reply, str))
         pieces = list(reply)
@@ -162,11 +163,12 @@ class Overview(unittest.TestCase):
         self.assertEqual(ov["facts"], [x["content"] for x in s.read("fact")[-5:]])  # the five newest
         self.assertEqual([len(ov[k]) for k in ("traits", "habits", "goals", "moments")], [10, 10, 5, 3])
         self.assertEqual(ov["moments"][-1], {"topic": s.read("moment")[-1]["topic"], "content": s.read("moment")[-1]["content"]})
-        self.assertEqual(ov["schedules"], memory.schedules.upcoming())
+        self.assertEqual(ov["schedules"], upcoming)
         self.assertEqual(len(ov["schedules"]), 16)
         self.assertEqual(ov["profile"], {"name": s.read("name")[0]["content"], "age": 30, "gender": "female",
                                          "location": s.read("location")[0]["content"], "birthday": "1996-03-15"})
         self.assertEqual((ov["total_coins_spent"], ov["relationship"], ov["mood"]), (120, "close_friend", "开心"))
+        self.assertTrue(ov["style"].startswith("深厚期"), ov["style"])
         self.assertEqual(ov["now"], clock.format_local(clock.now()) if clock.is_set() else None)
 
     def test_empty_memory_overview(self):
