@@ -87,6 +87,7 @@ def check_arguments(schema, args):
         spec = props.get(name)
         if spec is None:
             if closed:
-                raise Refusal("unknown argument %s" % _describe(name), "unknown", name, name)
+                raise Refusal("unknown argument %s; known arguments: %s" % (_describe(name), ", ".join(sorted(props))),
+                              "unknown", name, name, sorted(props))
             continue
         args[name] = check_property(name, spec, args[name])

@@ -38,7 +38,7 @@ _ZH = (
     "|nomatch=fv:没有找到这个%s：%s。"
     "|many=fva:有好几个%s都对得上%s：%s。要哪一个？"
     "|full=fa:%s已经存满了，最多 %s 条，先删掉一条吧。"
-    "|unknown=v:不认识这个参数：%s。"
+    "|unknown=va:不认识这个参数：%s。能用的参数有：%s。"
     "|too_big=va:这条消息太长了：%s 字节，最多 %s 字节。"
     "|"
 )
@@ -53,7 +53,7 @@ _EN = (
     "|nomatch=fv:I found no %s matching %s."
     "|many=fva:Several %ss match %s: %s. Which one?"
     "|full=fa:The %s list is full at %s. Delete one first."
-    "|unknown=v:I do not know the argument %s."
+    "|unknown=va:I do not know the argument %s. The arguments are: %s."
     "|too_big=va:That message is too long: %s bytes, at most %s."
     "|"
 )
@@ -103,6 +103,8 @@ def _allowed(r, language):
         if lo is None:
             return ("最多 %s" if zh else "at most %s") % hi
         return ("%s 到 %s" if zh else "from %s to %s") % (lo, hi)
+    if r.what == "unknown":  # argument names: the model must use them as they are
+        return ("、" if zh else ", ").join(a)
     if r.what == "many":
         return ("、" if zh else "; ").join([_value(v, language) for v in a])
     return "" if a is None else str(a)
