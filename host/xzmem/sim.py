@@ -47,9 +47,16 @@ def parse_start(text: str | None, utc_offset: int) -> int | None:
 
 
 def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None = None, xiaozhi: str | None = None,
-                  device_id: str | None = None, trusted_links: str | None = None) -> dict:
+                  device_id: str | None = None, trusted_links: str | None = None, xiaozhi_token: str | None = None,
+                  reminder_prefix: str | None = None, language: str = "zh") -> dict:
     host, port = parse_listen(listen)
-    cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset}
+    if language not in ("zh", "en"):
+        raise SimError(f"--language must be zh or en, got {language!r}")
+    cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset, "language": language}
+    if xiaozhi_token:
+        cfg["xiaozhi_token"] = xiaozhi_token
+    if reminder_prefix:
+        cfg["reminder_prefix"] = reminder_prefix
     if trusted_links:
         cfg["trusted_links"] = trusted_links
     if endpoint:

@@ -109,6 +109,8 @@ class Device:
         return mcp.dumps(result)
 
     def _reminder_to_server(self, item):
+        if not self.server.connections:
+            return False  # held for the next link instead of told to nobody
         text = mcp.notification("notifications/message", {"level": "info", "logger": "memory.reminder", "data": item})
         asyncio.create_task(self.server.broadcast(text))
 

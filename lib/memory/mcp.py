@@ -70,6 +70,7 @@ class Link:
         self.trusted = trusted  # token-guarded server or the host's gateway: memory_sync allowed
         self.client_info = None  # clientInfo from initialize
         self.protocol_version = None
+        self.peek = False  # only looking (the boot self-test): a read leaves reminders untold
 
 
 class _ParamsError(Exception):

@@ -95,8 +95,8 @@ class OutboundLink:
         watchdog = asyncio.create_task(self._watch(sock))
         try:
             await self.session(sock)
-        except ws.ConnectionClosed:
-            pass
+        except ws.ConnectionClosed as e:  # the server's close code and reason say why, e.g. a refused token
+            self.log("%s: %s" % (self.link.name, e))
         finally:
             watchdog.cancel()
             self.sock = None

@@ -24,7 +24,8 @@ class Announcer:
         self.on_told = None  # on_told(item): set by the ReminderLoop
 
     def add(self, sink, reaches_user=False):
-        """`sink(item)` delivers one reminder on a link; undelivered reminders go to the first sink."""
+        """`sink(item)` delivers one reminder on a link, or returns False when nobody is there to take
+        it; undelivered reminders go to the first sink."""
         self._sinks.append((sink, reaches_user))
         held, self._undelivered = self._undelivered, []
         for item in held:
@@ -37,7 +38,8 @@ class Announcer:
         delivered = told = False
         for sink, reaches_user in list(self._sinks):
             try:
-                sink(item)
+                if sink(item) is False:
+                    continue
                 delivered = True
                 told = told or reaches_user
             except Exception as e:  # one broken link must not silence the others

@@ -211,9 +211,10 @@ class Schedules:
             due.append(_reminder(ev, now))
         return due
 
-    def take_untold(self, now=None):
+    def take_untold(self, now=None, tell=True):
         """The reminders a `memory read` answers: announced ones no path has told the user yet, and
-        ones due now that the loop has not reached. All are marked told (the reader says them)."""
+        ones due now that the loop has not reached. With `tell`, all are marked told (the reader
+        says them)."""
         now = clock.now() if now is None else now
         if not clock.is_set(now):
             return []
@@ -221,10 +222,11 @@ class Schedules:
         for ev in self.active():
             if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
                 continue
-            ev.reminded = 1
-            ev.told = 1
-            self.store.update_event(ev)
             out.append(_reminder(ev, now))
+            if tell:
+                ev.reminded = 1
+                ev.told = 1
+                self.store.update_event(ev)
         return out
 
     def mark_told(self, item):

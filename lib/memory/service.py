@@ -68,7 +68,11 @@ class MemoryService:
 
     # ---- reads ----
 
-    def overview_json(self):
+    def overview_peek(self):
+        """overview_json() for a caller that only looks: reminders stay untold."""
+        return self.overview_json(False)
+
+    def overview_json(self, tell=True):
         """What a conversation opens with (seed 003 §6.1) as JSON text, in pieces (a generator).
 
         Kept small (recent facts and moments only) and never held whole: each section is read from
@@ -100,7 +104,7 @@ class MemoryService:
         yield from _array(self.schedules.upcoming())
         # Due and missed reminders no path has told the user yet: the model says them first.
         yield ',"reminders":'
-        yield from _array(self.schedules.take_untold())
+        yield from _array(self.schedules.take_untold(tell=tell))
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None

@@ -26,7 +26,8 @@ class MemoryTool(mcp.Tool):
         if action == "read":
             kind = args.get("type")
             if not kind:
-                return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
+                # The biggest answer: sent as it is written. It tells the untold reminders.
+                return mcp.Streamed(m.overview_json if not link.peek else m.overview_peek)
             return m.read(kind)
         if action == "write":
             return m.write(_need(args, "type"), args)

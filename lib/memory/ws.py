@@ -48,6 +48,7 @@ STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
 _MAX_CONTROL = const(125)
 _MAX_HEADERS = const(48)
 _MAX_LINE = const(4096)
+_MAX_REFUSAL = const(512)  # bytes of a refused upgrade's body that are read and reported
 _CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _HEX = "0123456789abcdefABCDEF"
@@ -562,6 +563,18 @@ async def _read_line(reader):
         raise HandshakeError(400, "header is not UTF-8")
 
 
+async def _refusal_body(reader, headers):
+    # The server's own words for a refused upgrade (its response body), when it gave a length.
+    try:
+        n = int(headers.get("content-length", "0"))
+        if not 0 < n <= _MAX_REFUSAL:
+            return ""
+        body = (await reader.readexactly(n)).decode().strip()
+    except (ValueError, EOFError, OSError):  # UnicodeError is a ValueError
+        return ""
+    return ": " + body if body else ""
+
+
 async def _read_headers(reader):
     headers = {}
     for _ in range(_MAX_HEADERS + 1):
@@ -734,7 +747,7 @@ async def handshake(reader, writer, host, port, target, headers=None, subprotoco
         raise HandshakeError(502, "no HTTP response to the upgrade")
     h = await _read_headers(reader)
     if status != 101:
-        raise HandshakeError(status, "server refused the upgrade")
+        raise HandshakeError(status, "server refused the upgrade" + await _refusal_body(reader, h))
     if h.get("sec-websocket-accept") != accept_key(key):
         raise HandshakeError(502, "wrong Sec-WebSocket-Accept")
     if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):

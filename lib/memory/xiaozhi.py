@@ -11,7 +11,8 @@ from micropython import const
 from memory import mcp, outlink, ws
 
 PROTOCOL_VERSION = const(1)
-HELLO_TIMEOUT = const(10)  # seconds the server has to answer our hello, as the xiaozhi firmware waits
+HELLO_TIMEOUT = const(10)
+_MAX_SAID = const(200)  # characters of a server's plain-text message that are logged  # seconds the server has to answer our hello, as the xiaozhi firmware waits
 _AUDIO_PARAMS = {"format": "opus", "sample_rate": 16000, "channels": 1, "frame_duration": 60}
 
 
@@ -105,7 +106,8 @@ class XiaozhiLink(outlink.OutboundLink):
         try:
             msg = json.loads(text)
         except ValueError:
-            self.log("%s: ignored a message that is not JSON" % self.link.name)
+            # A server that refuses the token may say so in plain text before it closes: show its words.
+            self.log("%s: the server said (not JSON): %s" % (self.link.name, text[:_MAX_SAID]))
             return None
         if not isinstance(msg, dict):
             return None

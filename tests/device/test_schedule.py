@@ -269,6 +269,21 @@ class Loop(unittest.TestCase):
         self.loop.check(at("2026-02-05 13:35"))
         self.assertEqual(got, [])
 
+    def test_a_look_leaves_reminders_untold(self):
+        self.loop.check(at("2026-02-05 13:05"))
+        for _ in range(2):
+            self.assertEqual(len(self.s.take_untold(at("2026-02-05 13:10"), tell=False)), 1)
+        self.assertEqual(len(self.s.take_untold(at("2026-02-05 13:10"))), 1)
+        self.assertEqual(self.s.take_untold(at("2026-02-05 13:10"), tell=False), [])
+
+    def test_a_sink_with_nobody_to_take_it_leaves_the_reminder_held(self):
+        self.announcer.add(lambda item: False)  # the MCP server with no client connected
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(self.announcer.undelivered(), 1)
+        got = []
+        self.announcer.add(got.append)
+        self.assertEqual(len(got), 1)
+
     def test_missed_while_off_and_clock_unset(self):
         self.assertEqual(self.s.take_untold(0), [])
         untold = self.s.take_untold(at("2026-02-05 16:00"))
