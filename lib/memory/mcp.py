@@ -378,7 +378,7 @@ class Dispatcher:
         if tool.spoken:
             from memory import spoken  # only loaded once something is refused
 
-            return spoken.say(exc, self.language)
+            return spoken.say(exc, self.language, error_message(exc))
         return error_message(exc)
 
     def too_big(self, exc):

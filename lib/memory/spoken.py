@@ -110,14 +110,14 @@ def _allowed(r, language):
     return "" if a is None else str(a)
 
 
-def say(exc, language):
+def say(exc, language, text=None):
     """One sentence for a refused call. A Refusal is worded from its parts; other errors keep their
-    English text (under a short lead-in in Chinese), cut to a sentence's length."""
+    English `text` (by default str(exc)) under a short lead-in in Chinese, cut to a sentence's length."""
     zh = language == "zh"
     what = getattr(exc, "what", None)
     template = _look(_ZH if zh else _EN, what) if what else None
     if template is None:
-        text = str(exc) or type(exc).__name__
+        text = text or str(exc) or type(exc).__name__
         if len(text) > _MAX_DETAIL:
             text = text[: _MAX_DETAIL - 1] + "…"
         return ("没能完成：" + text) if zh else text

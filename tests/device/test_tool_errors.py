@@ -125,6 +125,14 @@ class Schemas(unittest.TestCase):
                     self.assertEqual([v for v in value if not isinstance(v, str)], [])
 
 
+class Description(unittest.TestCase):
+    def test_the_description_teaches_reminders_first_and_speaking_by_stage(self):
+        text = tool_schema.MEMORY_DESCRIPTION
+        for word in ("reminders", "style", "陌生期", "您", "熟悉期", "亲密期", "深厚期", "灵魂伴侣",
+                     "stranger polite", "soulmate"):
+            self.assertTrue(word in text, word)
+
+
 class Wire(unittest.TestCase):
     # The expected bytes are literal: this module runs on CPython and on MicroPython, so both
     # interpreters must write exactly them.
