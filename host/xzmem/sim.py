@@ -53,18 +53,9 @@ def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None
     if language not in ("zh", "en"):
         raise SimError(f"--language must be zh or en, got {language!r}")
     cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset, "language": language}
-    if xiaozhi_token:
-        cfg["xiaozhi_token"] = xiaozhi_token
-    if reminder_prefix:
-        cfg["reminder_prefix"] = reminder_prefix
-    if trusted_links:
-        cfg["trusted_links"] = trusted_links
-    if endpoint:
-        cfg["endpoint_url"] = endpoint
-    if xiaozhi:
-        cfg["xiaozhi_url"] = xiaozhi
-    if device_id:
-        cfg["device_id"] = device_id
+    optional = {"trusted_links": trusted_links, "endpoint_url": endpoint, "xiaozhi_url": xiaozhi, "device_id": device_id,
+                "xiaozhi_token": xiaozhi_token, "reminder_prefix": reminder_prefix}
+    cfg.update({key: value for key, value in optional.items() if value})
     return cfg
 
 
