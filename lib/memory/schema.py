@@ -37,9 +37,12 @@ def _describe(value):
 
 
 def _integer_text(value):
+    # ASCII digits only: str.isdigit() also takes other scripts' digits on CPython, not on MicroPython.
     text = value.strip()
     digits = text[1:] if text[:1] == "-" else text
-    return int(text) if digits and digits.isdigit() else None
+    if not digits or [c for c in digits if c not in "0123456789"]:
+        return None
+    return int(text)
 
 
 def check_property(name, spec, value):

@@ -84,6 +84,7 @@ class SpokenRefusals(unittest.TestCase):
         out = json.loads(call(d, {"action": "write", "type": "schedule", "content": "开会", "datetime": "2030-01-02 09:00",
                                   "priority": "4"})["content"][0]["text"])
         self.assertEqual((out["result"], out["schedule"]["priority"]), ("ADDED", 4))
+        self.assertTrue(refusal(d, {"action": "search", "keyword": "x", "limit": "１0"}).startswith("条数要是整数"))
         self.assertEqual(json.loads(call(d, {"action": "write", "type": "age", "content": 30})["content"][0]["text"])["result"], "ADDED")
         self.assertEqual(json.loads(call(d, {"action": "read", "type": "age"})["content"][0]["text"])["items"][0]["content"], 30)
 

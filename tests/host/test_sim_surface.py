@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 from simdevice import TOKEN, SimDevice
 from websockets.asyncio.client import connect
 from xiaozhi_server import XiaozhiServer
-from xzmem.device import DeviceClient
+from xzmem.device.client import DeviceClient
 
 pytestmark = pytest.mark.timeout(120)
 WANG = "王浩宇".encode()
