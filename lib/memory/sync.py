@@ -4,6 +4,8 @@
 # after the batch's changes are flushed. A power cut between the two makes the host resend a batch
 # that was applied; every op but `coins` gives the same state when applied twice, so a batch with
 # coins first logs the total it starts from, and a resent one adds its coins to that total again.
+# `end_conversation` counts one interaction: resent after such a cut, it may count that one twice,
+# which only nudges a statistic.
 
 import json
 
@@ -20,7 +22,7 @@ _PAGE_BYTES = const(8000)  # an export page stays well inside one 16 KB WebSocke
 _PROFILE = ("name", "age", "gender", "location", "birthday")
 _SECTIONS = _PROFILE + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule",
                         "affection", "keyed")
-OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
+OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 
 
 class Sync:
@@ -117,6 +119,9 @@ class Sync:
                 out = _keyed(m).delete(op.get("key"))
             elif name == "coins":
                 out = self._add_coins(op)
+            elif name == "end_conversation":
+                m.store.end_conversation()
+                out = "UPDATED"
             else:
                 fields = {"mood": op.get("mood", "")}
                 if op.get("soul_state_code") is not None:
