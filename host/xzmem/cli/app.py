@@ -7,7 +7,7 @@ Each group module (board, chat, device, gateway, pipelines, sim) declares its co
 import typer
 
 from xzmem import __version__
-from xzmem.cli import board, chat, device, gateway, pipelines, sim
+from xzmem.cli import board, chat, device, gateway, integrate, pipelines, sim
 
 app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True)
 
@@ -25,3 +25,4 @@ def version() -> None:
 
 for group in (board, device, chat, gateway, pipelines, sim):
     app.registered_commands.extend(group.commands.registered_commands)
+app.add_typer(integrate.commands, name="integrate")
