@@ -71,6 +71,8 @@ def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
     with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
         said = asyncio.run(chat_lines(host_config(tmp_path), device.url, SCRIPT))
         overview = asyncio.run(device_read(device.url))
+        affection = asyncio.run(device_read(device.url, type="coins"))["items"][0]
+    assert affection["interactions"] == 1  # the chat's end told the device: one interaction, one flush
     assert said[0] == LLM_OFF_NOTE and said.count(LLM_OFF_NOTE) == 1
     assert said[1:] == [
         "记住了：名字 王浩宇",
@@ -201,3 +203,21 @@ def test_idle_minutes_end_the_conversation_with_a_reflection(tmp_path, fake_llm)
     assert "最近迷上了下围棋" in json.dumps(reflections[0]["body"], ensure_ascii=False)
     assert any(s.startswith("  （对话反思：") for s in said), said
     assert [item.get("payload") for item in found if item["type"] == "keyed"] == ["用户最近迷上了下围棋"], found
+
+
+def test_what_the_deep_channel_kept_reaches_the_next_turns_prompt(tmp_path, fake_llm):  # noqa: F811
+    marker = "陪伴用户聊天的小智"
+    fake_llm.reply("加油！", match=marker)
+    fake_llm.reply({"memories": [{"content": "用户这周六有足球比赛", "category": "fact", "importance": 0.8,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    fake_llm.reply("记得带护腿板。", match=marker)
+    fake_llm.reply({"memories": []}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(device_read(device.url))
+        asyncio.run(chat_lines(host_config(tmp_path, fake_llm.base_url), device.url,
+                               ["这周六我有足球比赛", "比赛要带什么？"]))
+    chats = [r["body"]["messages"] for r in fake_llm.requests if marker in json.dumps(r["body"], ensure_ascii=False)]
+    notes = [m["content"] for m in chats[-1] if m["role"] == "system" and "主人相关的记忆" in m["content"]]
+    assert notes and "【刚聊到】用户这周六有足球比赛" in notes[-1], chats[-1]
