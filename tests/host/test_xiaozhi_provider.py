@@ -5,6 +5,8 @@ with the server's own LLM object, for two talking devices, and with the memory d
 import asyncio
 import json
 import os
+import threading
+import time
 
 import pytest
 import yaml
@@ -13,6 +15,7 @@ from simdevice import TOKEN, SimDevice
 from xiaozhi_server_tree import Message, Server, integrate, make_server_tree
 from xzmem.device.client import DeviceClient
 from xzmem.device.outbox import Outbox
+from xzmem.gateway.server import Gateway
 from xzmem.pipelines.tokens import estimate_tokens
 
 LILEI = [
@@ -241,3 +244,33 @@ def test_integrate_refuses_a_folder_that_is_not_the_server(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("xzmem: ") and "not a xiaozhi-esp32-server tree" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_the_provider_reaches_a_device_behind_nat_through_the_gateway(tmp_path, server):
+    gateway_token, device_id = "gateway-token-42", "24:0a:c4:00:00:01"
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    gw = asyncio.run_coroutine_threadsafe(Gateway(gateway_token, port=0).start(), loop).result(10)
+    device = SimDevice(tmp_path / "dev", "--endpoint", f"ws://127.0.0.1:{gw.port}/mcp/?token={gateway_token}",
+                       "--trusted-links", "endpoint", "--device-id", device_id)
+    try:
+        device.start()
+        deadline = time.monotonic() + 10
+        while not gw.devices and time.monotonic() < deadline:
+            time.sleep(0.1)
+        provider = server.create_provider({"type": "xzmem", "device": gw.device_url(device_id).split("?")[0],
+                                           "token": gateway_token, "data": str(tmp_path / "host")})
+        server.connect(provider, "aa:bb:cc:dd:ee:01")
+        server.save(provider, LILEI)
+        answer = server.query(provider, "我喜欢什么？")
+        time.sleep(0.5)
+        left_open = sum(len(c) for c in gw.clients.values())
+    finally:
+        device.stop()
+        asyncio.run_coroutine_threadsafe(gw.stop(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+    assert "李雷" in answer and "踢足球" in answer and "韩梅梅" in answer
+    assert left_open == 0  # every save and query closed its session with the gateway
