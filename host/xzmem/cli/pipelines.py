@@ -228,7 +228,7 @@ def profile_command(
 @commands.command("log")
 def log_command(
     limit: Annotated[int, typer.Option("--limit", help="entries to show, newest first")] = 10,
-    stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect or profile")] = None,
+    stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect, profile or promote")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     config: ConfigOption = None,
 ) -> None:

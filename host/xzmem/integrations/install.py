@@ -23,9 +23,17 @@ The work is done by the xzmem package, which must be installed in this server's 
 this file only hands the server's calls to it. Settings: the `Memory: xzmem:` block of the config.
 """
 
-from xzmem.integrations.xiaozhi_server import XiaozhiMemory
+import sys
 
 from ..base import MemoryProviderBase, logger
+
+if sys.version_info < (3, 11):
+    raise ImportError(
+        "the xzmem memory provider needs Python 3.11 or newer (this server runs %d.%d): "
+        "run the server in a 3.11+ environment with xzmem installed" % sys.version_info[:2]
+    )
+
+from xzmem.integrations.xiaozhi_server import XiaozhiMemory  # noqa: E402
 
 TAG = __name__
 
