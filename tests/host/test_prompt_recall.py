@@ -44,6 +44,7 @@ def test_context_recalls_working_and_keyed_memories_and_counts_triggers(config):
     pipelines = make(config)
     pipelines.working.add("用户这周六要参加足球比赛", 0.8, timestamp=NOW)
     pipelines.working.add("用户晚饭吃了面条", 0.3, timestamp=NOW)
+    pipelines.snapshot.save(pipelines.working)  # as an exchange leaves it
     pipelines.mirror.apply_ops([keyed("mem_ball", "用户最喜欢踢足球", tags=["足球"]), keyed("mem_tea", "用户爱喝乌龙茶")])
     context = pipelines.context("足球比赛几点开始？")
     assert [m.content for m in context.working] == ["用户这周六要参加足球比赛"]
@@ -53,7 +54,8 @@ def test_context_recalls_working_and_keyed_memories_and_counts_triggers(config):
     text = context_text(context)
     assert "【相关记忆】用户最喜欢踢足球" in text and "【刚聊到】用户这周六要参加足球比赛" in text
     again = make(config)  # the trigger count is kept with the working memory
-    assert [m.metadata.get("triggers") for m in again.working.memories] == [1, None]
+    assert {m.content: m.metadata.get("triggers") for m in again.working.memories} == {
+        "用户这周六要参加足球比赛": 1, "用户晚饭吃了面条": None}
 
 
 def test_briefing_keeps_the_budget_and_puts_who_first(config):
@@ -140,3 +142,16 @@ def test_with_the_llm_off_a_conversation_end_still_reaches_the_device(tmp_path):
     cfg.host.data_dir = str(tmp_path / "host")
     ending = asyncio.run(make(cfg).finish_conversation([{"role": "user", "content": "你好"}]))
     assert ending.reflection is None and [b.ops for b in ending.batches] == [[{"op": "end_conversation"}]]
+
+
+def test_a_recall_keeps_what_another_thread_added_meanwhile(config):
+    first = make(config)
+    first.working.add("用户下周去北京出差", 0.8, timestamp=NOW)
+    first.snapshot.save(first.working)
+    querying = make(config)  # a provider's query_memory, loaded before the save below
+    saving = make(config)  # its save_memory in another thread
+    saving.working.add("用户喜欢吃饺子", 0.5, timestamp=NOW)
+    saving.snapshot.save(saving.working)
+    querying.context("北京出差")
+    kept = {m.content: m.metadata.get("triggers") for m in make(config).working.memories}
+    assert kept == {"用户下周去北京出差": 1, "用户喜欢吃饺子": None}

@@ -199,7 +199,7 @@ class Pipelines:
         for item in working:
             item.metadata["triggers"] = item.metadata.get("triggers", 0) + 1
         if working:
-            self.snapshot.save(self.working)
+            self.snapshot.update(working)
         memories = [m for m in self.source.list_keyed() if m.key != PROFILE_KEY]
         scores = relevance(query, [m.payload + " " + " ".join(m.tags) for m in memories]) if memories else []
         ranked = sorted(zip(scores, range(len(memories)), strict=True), key=lambda s: -s[0])
