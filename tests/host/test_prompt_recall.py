@@ -155,3 +155,9 @@ def test_a_recall_keeps_what_another_thread_added_meanwhile(config):
     querying.context("北京出差")
     kept = {m.content: m.metadata.get("triggers") for m in make(config).working.memories}
     assert kept == {"用户下周去北京出差": 1, "用户喜欢吃饺子": None}
+
+
+def test_the_devices_style_line_is_not_doubled_with_its_stage(config):
+    overview = {"relationship": "stranger", "style": "陌生期：礼貌客气，称呼对方“您”，不开玩笑，不撒娇。", "mood": "开心"}
+    text = briefing(overview, make(config).context(""), "")
+    assert text == "【关系】陌生期：礼貌客气，称呼对方“您”，不开玩笑，不撒娇；心情：开心"

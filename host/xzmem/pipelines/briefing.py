@@ -36,11 +36,12 @@ def _relationship_line(overview: dict) -> str | None:
     stage = overview.get("relationship")
     if not stage:
         return None
-    line = "【关系】" + STAGE_LABELS.get(stage, stage)
-    if overview.get("style"):
-        line += "。" + overview["style"]
+    label = STAGE_LABELS.get(stage, stage)
+    style = overview.get("style") or ""
+    # The device's style line names its stage itself ("陌生期：礼貌客气…"); then it is the whole line.
+    line = "【关系】" + (style if style.startswith(label) else label + ("。" + style if style else ""))
     if overview.get("mood"):
-        line += "。心情：" + overview["mood"]
+        line = line.rstrip("。") + "；心情：" + overview["mood"]
     return line
 
 
