@@ -99,6 +99,8 @@ class XiaozhiLink(outlink.OutboundLink):
     def on_text(self, text):
         """What to send back for one text message from the server: None, a str, or an iterator of pieces."""
         try:
+            if not mcp.whole_json(text):
+                raise ValueError("cut off")
             msg = json.loads(text)
         except ValueError:
             self.log("%s: ignored a message that is not JSON" % self.link.name)
@@ -111,7 +113,7 @@ class XiaozhiLink(outlink.OutboundLink):
             if not isinstance(payload, (dict, list)):
                 self.log("%s: ignored an mcp message without a payload object" % self.link.name)
                 return None
-            reply = self.dispatcher.handle(mcp.dumps(payload), self.link)
+            reply = self.dispatcher.handle_parsed(payload, self.link)
             return None if reply is None else mcp_envelope(reply, self.session_id)
         if kind == "hello":
             self.on_hello(msg)
