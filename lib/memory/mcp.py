@@ -62,6 +62,37 @@ class Streamed:
         return "".join(self.pieces())
 
 
+def json_array(values):
+    """A JSON array in pieces: one per element, the comma and brackets riding along."""
+    sep = "["
+    for value in values:
+        yield sep + json_text(value)
+        sep = ","
+    yield "]" if sep == "," else "[]"
+
+
+def json_pieces(value):
+    """`value` as JSON text in pieces; the lists of a dict go one element at a time."""
+    if not isinstance(value, dict):
+        yield json_text(value)
+        return
+    sep = "{"
+    for key in value:
+        item = value[key]
+        yield sep + json_text(key) + ":"
+        if isinstance(item, list):
+            yield from json_array(item)
+        else:
+            yield json_text(item)
+        sep = ","
+    yield "}" if sep == "," else "{}"
+
+
+def streamed(value):
+    """A tool result (a dict with long lists: recall, search, export) sent in pieces, never joined."""
+    return Streamed(lambda: json_pieces(value))
+
+
 class Link:
     """What a tool knows about the connection a call came from."""
 
@@ -79,6 +110,13 @@ class _ParamsError(Exception):
 def dumps(obj):
     """Compact JSON; CPython escapes non-ASCII, MicroPython writes UTF-8 (both count bytes when it matters)."""
     return json.dumps(obj, separators=(",", ":"))
+
+
+def json_text(value):
+    """dumps(), with a str taking CPython's fast path (no encoder built per call); the same text."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    return dumps(value)
 
 
 def message_text(msg):

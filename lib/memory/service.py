@@ -1,10 +1,8 @@
 # The device's memory as one service: hot store, schedules, archive and keyed memories behind the tools.
 
-import json
-
 from micropython import const
 
-from memory import affinity, clock
+from memory import affinity, clock, mcp
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
@@ -43,21 +41,6 @@ def _last(items, n):
     return items[len(items) - n :] if len(items) > n else items
 
 
-def _dumps(value):
-    if isinstance(value, str):
-        return json.dumps(value)  # the same text; CPython's fast path (no encoder built per call)
-    return json.dumps(value, separators=(",", ":"))
-
-
-def _array(values):
-    # A JSON array in pieces: one per element, the comma and brackets riding along.
-    sep = "["
-    for value in values:
-        yield sep + _dumps(value)
-        sep = ","
-    yield "]" if sep == "," else "[]"
-
-
 class MemoryService:
     def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
         self.store = store
@@ -80,29 +63,29 @@ class MemoryService:
         profile = found[0] if found else {}
         for key in [k for k in profile if k == "id" or k == "learned_at" or k.endswith("_learned_at")]:
             profile.pop(key)
-        yield '{"profile":' + _dumps(profile)
+        yield '{"profile":' + mcp.json_text(profile)
         yield ',"preferences":{"likes":'
-        yield from _array(x["content"] for x in s.read("like"))
+        yield from mcp.json_array(x["content"] for x in s.read("like"))
         yield ',"dislikes":'
-        yield from _array(x["content"] for x in s.read("dislike"))
+        yield from mcp.json_array(x["content"] for x in s.read("dislike"))
         yield '},"family":'
-        yield from _array({"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
+        yield from mcp.json_array({"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
                           for x in s.read("family"))
         yield ',"facts":'
-        yield from _array(x["content"] for x in _last(s.read("fact"), _RECENT_FACTS))
+        yield from mcp.json_array(x["content"] for x in _last(s.read("fact"), _RECENT_FACTS))
         for kind, key in (("trait", "traits"), ("habit", "habits"), ("goal", "goals")):
             yield ',"%s":' % key
-            yield from _array(x["content"] for x in s.read(kind))
+            yield from mcp.json_array(x["content"] for x in s.read(kind))
         yield ',"moments":'
-        yield from _array({"topic": x["topic"], "content": x["content"]}
+        yield from mcp.json_array({"topic": x["topic"], "content": x["content"]}
                           for x in _last(s.read("moment"), _RECENT_MOMENTS))
         yield ',"schedules":'
-        yield from _array(self.schedules.upcoming())
+        yield from mcp.json_array(self.schedules.upcoming())
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
         yield ',"total_coins_spent":%d,"relationship":%s,"mood":%s,"now":%s}' % (
-            coins, _dumps(affinity.stage(coins)[1]), _dumps(affection["mood"]), _dumps(now))
+            coins, mcp.json_text(affinity.stage(coins)[1]), mcp.json_text(affection["mood"]), mcp.json_text(now))
 
     def read(self, kind):
         """One type's records (the overview, read without a type, is overview_json())."""

@@ -25,17 +25,18 @@ class MemoryTool(mcp.Tool):
             kind = args.get("type")
             if not kind:
                 return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
-            return m.read(kind)
+            return mcp.streamed(m.read(kind))
         if action == "write":
             return m.write(_need(args, "type"), args)
         if action == "delete":
             return m.delete(_need(args, "type"), args)
         if action == "complete_schedule":
             return m.complete_schedule(_need(args, "content"))
+        # The answers that grow with memory (a recall may carry 50 records) go out one record at a time.
         if action == "recall":
-            return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
-                            args.get("end_date"), args.get("limit"))
-        return m.search(_need(args, "keyword"), args.get("limit"))
+            return mcp.streamed(m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
+                                         args.get("end_date"), args.get("limit")))
+        return mcp.streamed(m.search(_need(args, "keyword"), args.get("limit")))
 
 
 class SyncTool(mcp.Tool):
@@ -56,7 +57,7 @@ class SyncTool(mcp.Tool):
         if action == "import":
             return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
         if action == "export":
-            return self.sync.export(args.get("cursor"), args.get("limit") or 100)
+            return mcp.streamed(self.sync.export(args.get("cursor"), args.get("limit") or 100))
         if action == "stats":
             return self.memory.stats()
         unix = _need(args, "unix")

@@ -179,10 +179,23 @@ class Overview(unittest.TestCase):
         self.assertEqual([ov[k] for k in ("family", "facts", "traits", "habits", "goals", "moments", "schedules")], [[]] * 7)
         self.assertEqual((ov["total_coins_spent"], ov["mood"]), (0, ""))
 
-    def test_read_with_a_type_is_not_streamed(self):
+    def test_read_with_a_type_streams_one_record_per_piece(self):
         reply = read_dispatcher(full_memory()).handle(request("memory", 1, {"action": "read", "type": "goal"}), mcp.Link("t"))
-        self.assertTrue(isinstance(reply, str))
-        self.assertEqual(len(json.loads(json.loads(reply)["result"]["content"][0]["text"])["items"]), 5)
+        pieces = list(reply)
+        self.assertTrue(len(pieces) >= 5)
+        self.assertEqual(len(json.loads(json.loads("".join(pieces))["result"]["content"][0]["text"])["items"]), 5)
+
+
+    def test_recall_of_any_limit_goes_out_one_record_per_piece(self):
+        memory = full_memory()
+        d = read_dispatcher(memory)
+        reply = d.handle(request("memory", 2, {"action": "recall", "type": "fact", "limit": 50}), mcp.Link("t"))
+        pieces = list(reply)
+        result = json.loads(json.loads("".join(pieces))["result"]["content"][0]["text"])
+        self.assertEqual(result, json.loads(json.dumps(memory.recall("fact", limit=50))))
+        self.assertTrue(result["count"] >= 10)
+        self.assertTrue(len(pieces) >= result["count"])
+        self.assertTrue(max([len(p.encode()) for p in pieces]) < 1024)
 
 
 class SlowStream(FakeStream):
