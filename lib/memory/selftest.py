@@ -18,11 +18,12 @@ def _read(device):
     link = mcp.Link("self-test")
     reply = device.dispatcher.handle(
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}', link)
-    last = reply
-    if not isinstance(reply, str):
-        for last in reply:  # streamed: only the closing piece, which says whether it failed, is kept
-            pass
-    return '"isError":false' in last
+    if isinstance(reply, str):
+        return '"isError":false' in reply
+    ok = False
+    for piece in reply:  # streamed: held one piece at a time; the closing one says whether it failed
+        ok = '"isError":false' in piece
+    return ok
 
 
 def _nvs(device):
