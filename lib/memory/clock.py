@@ -11,6 +11,7 @@ from micropython import const
 _EPOCH_2000 = const(946684800)
 _PORT_EPOCH = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
 _VALID_FROM = const(1704067200)  # 2024-01-01: anything earlier means nobody set the clock
+_VALID_TO = const(4291747199)  # 2105-12-31 23:59:59: the last year whose times fit the records' u32
 _DAY = const(86400)
 
 _utc_offset = 0  # seconds east of UTC, from the device config
@@ -71,6 +72,21 @@ def speed():
 def is_set(unix=None):
     """False until the clock has been set: a board that never saw NTP starts in 2000."""
     return (now() if unix is None else unix) >= _VALID_FROM
+
+
+def check_settable(unix):
+    """`unix` as an int when the clock may be set to it (2024-01-01 ... 2105-12-31 UTC), else ValueError."""
+    if isinstance(unix, bool) or not isinstance(unix, int):
+        raise ValueError("unix must be an integer number of seconds, got %r" % (unix,))
+    if not _VALID_FROM <= unix <= _VALID_TO:
+        raise ValueError("the clock can only be set between 2024-01-01 and 2105-12-31, got unix %d%s"
+                         % (unix, _year_note(unix)))
+    return unix
+
+
+def _year_note(unix):
+    # Only years a date can name: the year of 2**62 seconds means nothing to a reader.
+    return " (year %d)" % parts(unix)[0] if -(2**40) <= unix <= 2**40 else ""
 
 
 def set_utc_offset(seconds):
@@ -136,14 +152,21 @@ def from_local(y, mo, d, h=0, mi=0, s=0):
     return days_from_civil(y, mo, d) * _DAY + h * 3600 + mi * 60 + s - _utc_offset
 
 
+def _ascii_digits(text):
+    # int() takes fullwidth and other Unicode digits, signs and underscores on CPython: not here.
+    for ch in text:
+        if ch < "0" or ch > "9":
+            return False
+    return True
+
+
 def parse_date(text, field="date"):
     """'YYYY-MM-DD' -> (y, m, d), validated."""
     if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
         raise ValueError("%s must be YYYY-MM-DD, got %r" % (field, text))
-    try:
-        y, m, d = int(text[:4]), int(text[5:7]), int(text[8:10])
-    except ValueError:
-        raise ValueError("%s must be YYYY-MM-DD, got %r" % (field, text))
+    if not _ascii_digits(text[:4] + text[5:7] + text[8:10]):
+        raise ValueError("%s must be YYYY-MM-DD in ASCII digits, got %r" % (field, text))
+    y, m, d = int(text[:4]), int(text[5:7]), int(text[8:10])
     if not 1 <= m <= 12 or not 1 <= d <= days_in_month(y, m):
         raise ValueError("%s is not a calendar date: %r" % (field, text))
     return y, m, d
@@ -153,11 +176,10 @@ def parse_local_datetime(text, field="datetime"):
     """'YYYY-MM-DD HH:MM' in local time -> Unix seconds, validated."""
     if not isinstance(text, str) or len(text) != 16 or text[10] != " " or text[13] != ":":
         raise ValueError("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text))
+    if not _ascii_digits(text[11:13] + text[14:16]):
+        raise ValueError("%s must be YYYY-MM-DD HH:MM in ASCII digits, got %r" % (field, text))
     y, m, d = parse_date(text[:10], field)
-    try:
-        h, mi = int(text[11:13]), int(text[14:16])
-    except ValueError:
-        raise ValueError("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text))
+    h, mi = int(text[11:13]), int(text[14:16])
     if not 0 <= h <= 23 or not 0 <= mi <= 59:
         raise ValueError("%s has no such time of day: %r" % (field, text))
     return from_local(y, m, d, h, mi)

@@ -10,7 +10,7 @@ import json
 from micropython import const
 
 from memory import clock, fs
-from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value
+from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value, trim
 
 SOURCES = ("user", "assistant", "both", "reflection", "sieve")
 _SOURCE_ALIASES = {"用户输入": "user", "AI输出": "assistant"}
@@ -127,10 +127,11 @@ class KeyedStore:
 
 def _text(fields, name, limit, truncated):
     value = fields.get(name)
-    if not isinstance(value, str) or not value.strip():
+    trimmed = trim(value) if isinstance(value, str) else ""
+    if not trimmed:
         raise ValueError("%s must be a non-empty string, got %r" % (name, value))
-    data, was_cut = cut(value.strip(), limit)
-    if was_cut:
+    data, was_cut = cut(trimmed, limit)
+    if was_cut or trimmed != value:
         truncated.append(name)
     return data.decode()
 
@@ -153,8 +154,9 @@ def _tags(value, truncated):
     for tag in value:
         if not isinstance(tag, str):
             raise ValueError("tags must be strings, got %r" % (tag,))
-        data, was_cut = cut(tag.strip(), _TAG_BYTES)
-        if was_cut and "tags" not in truncated:
+        trimmed = trim(tag)
+        data, was_cut = cut(trimmed, _TAG_BYTES)
+        if (was_cut or trimmed != tag) and "tags" not in truncated:
             truncated.append("tags")
         out.append(data.decode())
     return out

@@ -60,6 +60,21 @@ EMOTIONS = ("neutral", "happy", "sad", "excited", "worried", "touched")
 ROLES = ("user", "assistant")
 
 
+# Trimmed from both ends of text fields, the same set on every interpreter: CPython's str.strip()
+# takes every Unicode space, MicroPython's only the ASCII ones.
+_SPACES = " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def trim(text):
+    """`text` without the spaces and line breaks at either end (see _SPACES)."""
+    start, end = 0, len(text)
+    while start < end and text[start] in _SPACES:
+        start += 1
+    while end > start and text[end - 1] in _SPACES:
+        end -= 1
+    return text[start:end] if start or end < len(text) else text
+
+
 def cut(text, limit):
     """(UTF-8 bytes of `text` at most `limit` long, whether it was cut).
 
@@ -89,7 +104,8 @@ def same(raw, data):
 
 
 def text_field(fields, name, limit, truncated, required=True):
-    """Field `name` of `fields` as UTF-8 bytes cut to `limit`; appends `name` to `truncated` if cut."""
+    """Field `name` of `fields` as UTF-8 bytes, trimmed and cut to `limit`; appends `name` to
+    `truncated` when anything was trimmed or cut."""
     value = fields.get(name)
     if value is None:
         if required:
@@ -97,14 +113,14 @@ def text_field(fields, name, limit, truncated, required=True):
         return b""
     if not isinstance(value, str):
         raise ValueError("%s must be a string, got %s %r" % (name, type(value).__name__, value))
-    value = value.strip()
-    if required and not value:
+    trimmed = trim(value)
+    if required and not trimmed:
         raise ValueError("%s must not be empty" % name)
-    if "\0" in value:
+    if "\0" in trimmed:
         raise ValueError("%s must not contain NUL characters, got %r" % (name, value))
-    data, was_cut = cut(value, limit)
-    if was_cut:
-        truncated.append(name)
+    data, was_cut = cut(trimmed, limit)
+    if was_cut or trimmed != value:
+        truncated.append(name)  # what is stored differs from what was sent: say so
     return data
 
 

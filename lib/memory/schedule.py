@@ -3,6 +3,7 @@
 from micropython import const
 
 from memory import clock
+from memory.records import trim
 
 REPEATS = ("none", "daily", "weekly", "monthly")
 _DAY = const(86400)
@@ -101,6 +102,7 @@ class Schedules:
         return [clock.format_local(t)[11:] for t in sorted(found[:_MAX_SUGGESTIONS])]
 
     def add(self, content, datetime_text, repeat=None, priority=None, force=False, now=None):
+        sent = content
         content = _check_content(content)
         when = clock.parse_local_datetime(datetime_text)
         rep = parse_repeat(repeat)
@@ -128,6 +130,8 @@ class Schedules:
         ev.completed_at = 0
         ev.learned_at = clock.now() if now is None else now
         result = {"result": self.store.add_event(ev), "schedule": to_dict(ev)}
+        if content != sent:
+            result["truncated"] = ["content"]
         if not clock.is_set(now):
             result["warning"] = CLOCK_UNSET
         return result
@@ -230,9 +234,10 @@ def reminder_text(item):
 
 
 def _check_content(content):
-    if not isinstance(content, str) or not content.strip():
+    trimmed = trim(content) if isinstance(content, str) else ""
+    if not trimmed:
         raise ValueError("content must be a non-empty string, got %r" % (content,))
-    content = content.strip()
+    content = trimmed
     if len(content.encode()) > _MAX_CONTENT:
         raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))
     return content

@@ -71,6 +71,6 @@ def check_arguments(schema, args):
         spec = props.get(name)
         if spec is None:
             if closed:
-                raise ValueError("unknown argument %s" % _describe(name))
+                raise ValueError("unknown argument %s; known arguments: %s" % (_describe(name), ", ".join(sorted(props))))
             continue
         check_property(name, spec, args[name])

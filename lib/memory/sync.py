@@ -128,7 +128,7 @@ class Sync:
             out = {"result": out}
         result = {"op": name, "result": out.get("result", "NOOP")}
         if out.get("truncated"):
-            result["detail"] = "cut to fit: %s" % ", ".join(out["truncated"])
+            result["detail"] = "trimmed or cut to fit: %s" % ", ".join(out["truncated"])
         elif out.get("result") == "CONFLICT":
             result["detail"] = "conflicts with %s" % ", ".join(c["content"] for c in out["conflicts"])
         return result

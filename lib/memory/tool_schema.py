@@ -41,8 +41,11 @@ MEMORY_SCHEMA = {
         "start_date": {"type": "string", "description": "recall 起始日期 YYYY-MM-DD"},
         "end_date": {"type": "string", "description": "recall 结束日期 YYYY-MM-DD"},
         "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "最多条数，默认 10"},
+        "id": {"type": "integer", "minimum": 1, "description": "delete 按编号 / record id to delete"},
+        "role": {"type": "string", "enum": ["user", "assistant"], "description": "chat 消息角色 / chat role"},
     },
     "required": ["action"],
+    "additionalProperties": False,
 }
 
 SYNC_DESCRIPTION = (

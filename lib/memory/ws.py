@@ -596,7 +596,7 @@ async def read_request(reader):
         method, target, version = (await _read_line(reader)).split(" ")
     except ValueError:
         raise HandshakeError(400, "malformed request line")
-    if not version.startswith("HTTP/1.") or not target.startswith("/"):
+    if version != "HTTP/1.1" or not target.startswith("/"):
         raise HandshakeError(400, "not an HTTP/1.1 request")
     try:
         return Request(method, target, await _read_headers(reader))

@@ -370,7 +370,7 @@ class Calls(unittest.TestCase):
             ({"action": "read", "priority": 2.5}, "priority must be integer, got 2.5"),
             ({"action": "read", "content": "123456789"}, "content must have at most 8 characters, got 9"),
             ({"action": "read", "flag": 1}, "flag must be boolean, got 1"),
-            ({"action": "read", "extra": 1}, "unknown argument 'extra'"),
+            ({"action": "read", "extra": 1}, "unknown argument 'extra'; known arguments: action, content, flag, priority"),
         )
         for args, message in cases:
             res = call(d, "checked", args)["result"]

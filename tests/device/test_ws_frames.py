@@ -309,7 +309,8 @@ class Handshake(unittest.TestCase):
                 self.fail("accepted: %r" % text)
 
     async def test_garbage_requests_are_400(self):
-        for text in (b"hello\r\n\r\n", b"GET /mcp HTTP/1.1\r\nno colon here\r\n\r\n", b"GET mcp HTTP/1.1\r\n\r\n", b"\xff\xfe /x HTTP/1.1\r\n\r\n"):
+        for text in (b"hello\r\n\r\n", b"GET /mcp HTTP/1.1\r\nno colon here\r\n\r\n", b"GET mcp HTTP/1.1\r\n\r\n", b"\xff\xfe /x HTTP/1.1\r\n\r\n",
+                     b"GET /mcp HTTP/1.0\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"):
             try:
                 await ws.read_request(FakeStream(text))
             except ws.HandshakeError as e:

@@ -1,0 +1,78 @@
+# Arguments a device must refuse or report: an absurd clock, unknown arguments, non-ASCII digits,
+# characters trimmed from text.
+
+import json
+import unittest
+
+import esp32
+from memory import app, clock, config
+
+
+def call(device, tool, args):
+    out = json.loads(device.call_tool(tool, json.dumps(args)))
+    text = out["content"][0]["text"]
+    return out["isError"], (text if out["isError"] else json.loads(text))
+
+
+class Refusals(unittest.TestCase):
+    def setUp(self):
+        esp32.configure_nvs(None, reserve=200)
+        self.device = app.Device(config.validate({}), data="/nonexistent-data")
+        self.before = clock.now()
+
+    def tearDown(self):
+        clock.set_now(self.before)
+        clock.set_utc_offset(0)
+
+    def test_set_clock_takes_only_2024_to_2105(self):
+        for unix in (2**40, 4291747200, 1704067199, 0, -5):
+            err, text = call(self.device, "memory_sync", {"action": "set_clock", "unix": unix})
+            self.assertTrue(err, unix)
+            self.assertTrue("2024-01-01" in text and "2105-12-31" in text, text)
+            self.assertTrue(abs(clock.now() - self.before) < 5, "the clock moved for %d" % unix)
+        self.assertTrue("year 36812" in call(self.device, "memory_sync", {"action": "set_clock", "unix": 2**40})[1])
+        for unix in (1704067200, 4291747199):
+            err, out = call(self.device, "memory_sync", {"action": "set_clock", "unix": unix, "utc_offset": 0})
+            self.assertFalse(err, out)
+        self.assertEqual(out["now"][:16], "2105-12-31T23:59")
+        # Every record type still stores its times at the last accepted second.
+        err, out = call(self.device, "memory", {"action": "write", "type": "fact", "content": "到了 2105 年"})
+        self.assertFalse(err, out)
+        self.assertEqual(self.device.store.read("fact")[0]["learned_at"] // 60, 4291747199 // 60)
+
+    def test_unknown_memory_arguments_are_refused_with_the_known_ones(self):
+        err, text = call(self.device, "memory", {"action": "write", "type": "schedule", "content": "看牙",
+                                                 "datetime": "2030-03-01 10:00", "priorty": 5})
+        self.assertTrue(err)
+        self.assertTrue("priorty" in text and "priority" in text and "datetime" in text, text)
+        self.assertEqual(self.device.store.read("schedule"), [])
+        err, out = call(self.device, "memory", {"action": "write", "type": "chat", "role": "assistant", "content": "好的"})
+        self.assertFalse(err, out)
+        err, out = call(self.device, "memory", {"action": "write", "type": "fact", "content": "喜欢下雨天"})
+        err, out = call(self.device, "memory", {"action": "delete", "type": "fact", "id": out["id"]})
+        self.assertEqual(out["result"], "DELETED")
+
+    def test_datetimes_take_ascii_digits_only(self):
+        for text in ("２０３０-０３-０１ 10:00", "2030-03-01 １0:00", "2030-+3-01 10:00", "2030-03-01 1_:00",
+                     "٢٠٣٠-03-01 10:00"):
+            err, msg = call(self.device, "memory", {"action": "write", "type": "schedule", "content": "看牙",
+                                                    "datetime": text})
+            self.assertTrue(err, text)
+            self.assertTrue("datetime" in msg, msg)
+        err, msg = call(self.device, "memory", {"action": "recall", "type": "fact", "start_date": "２０２６-01-01"})
+        self.assertTrue(err and "start_date" in msg, msg)
+        self.assertEqual(self.device.store.read("schedule"), [])
+
+    def test_every_trimmed_character_is_reported(self):
+        for content in ("喜欢猫\r\u2028\u2029", "\u3000喜欢狗", " 喜欢鱼 ", "喜欢鸟\ufeff"):
+            err, out = call(self.device, "memory", {"action": "write", "type": "fact", "content": content})
+            self.assertFalse(err, out)
+            self.assertEqual(out.get("truncated"), ["content"], content)
+        facts = [x["content"] for x in self.device.store.read("fact")]
+        self.assertEqual(facts, ["喜欢猫", "喜欢狗", "喜欢鱼", "喜欢鸟"])
+        err, out = call(self.device, "memory", {"action": "write", "type": "fact", "content": "喜欢猫"})
+        self.assertEqual(out.get("truncated"), None)
+        err, out = call(self.device, "memory", {"action": "write", "type": "schedule", "content": "看牙\u2029",
+                                                "datetime": "2030-03-01 10:00"})
+        self.assertFalse(err, out)
+        self.assertEqual((out["schedule"]["content"], out.get("truncated")), ("看牙", ["content"]))
