@@ -182,8 +182,12 @@ class Server:
         while True:
             msg = mcp.message_text(await sock.recv())
             reply = dispatcher.handle(msg, link)
+            msg = None
             if reply is not None:
                 await sock.send(reply)
+            # A sent answer must not stay referenced while the next message is awaited: a streamed
+            # one still holds every record it was made from.
+            reply = None
 
     async def _watch(self):
         # Ping clients that went quiet; drop those that stay quiet (a phone that left the WiFi).

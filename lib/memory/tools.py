@@ -48,7 +48,13 @@ class SyncTool(mcp.Tool):
 
     def __init__(self, memory, sync):
         self.memory = memory
-        self.sync = sync  # a memory.sync.Sync
+        self._sync = sync  # a memory.sync.Sync, or a function that makes one when first needed
+
+    @property
+    def sync(self):
+        if callable(self._sync):
+            self._sync = self._sync()
+        return self._sync
 
     def call(self, args, link):
         action = args["action"]

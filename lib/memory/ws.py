@@ -17,11 +17,11 @@ except ImportError:  # ports built without SHA-1 (the WebAssembly test port); te
     _sha1 = None
 
 try:
-    from os import urandom as _urandom
+    from os import urandom as random_bytes
 except ImportError:
     import random
 
-    def _urandom(n):
+    def random_bytes(n):
         return bytes(random.getrandbits(8) for _ in range(n))
 
 
@@ -299,7 +299,7 @@ class WebSocket:
         # bigger payload follows its header through _TX in STREAM_FRAME pieces; the piece size is a
         # multiple of 4, so every piece starts at the key's first byte.
         n = len(payload)
-        key = _urandom(4) if self.client else None
+        key = random_bytes(4) if self.client else None
         try:
             h = _header_into(op, n, fin, key)
             if n <= STREAM_FRAME:
@@ -563,7 +563,7 @@ def parse_query(query):
     return out
 
 
-async def _read_line(reader):
+async def read_line(reader):
     line = await reader.readline()
     if not line:
         raise EOFError
@@ -575,10 +575,10 @@ async def _read_line(reader):
         raise HandshakeError(400, "header is not UTF-8")
 
 
-async def _read_headers(reader):
+async def read_headers(reader):
     headers = {}
     for _ in range(_MAX_HEADERS + 1):
-        line = await _read_line(reader)
+        line = await read_line(reader)
         if not line:
             return headers
         name, sep, value = line.partition(":")
@@ -593,18 +593,18 @@ async def _read_headers(reader):
 async def read_request(reader):
     """Read the client's HTTP request head; HandshakeError(400) when it is not HTTP/1.1."""
     try:
-        method, target, version = (await _read_line(reader)).split(" ")
+        method, target, version = (await read_line(reader)).split(" ")
     except ValueError:
         raise HandshakeError(400, "malformed request line")
     if version != "HTTP/1.1" or not target.startswith("/"):
         raise HandshakeError(400, "not an HTTP/1.1 request")
     try:
-        return Request(method, target, await _read_headers(reader))
+        return Request(method, target, await read_headers(reader))
     except ValueError as e:
         raise HandshakeError(400, str(e))
 
 
-def _has_token(value, token):
+def has_token(value, token):
     return token in [p.strip().lower() for p in value.split(",")]
 
 
@@ -640,7 +640,7 @@ async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE)
     h = request.headers
     if request.method != "GET":
         raise HandshakeError(400, "WebSocket upgrade must be GET, got %s" % request.method[:16])
-    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
+    if not has_token(h.get("upgrade", ""), "websocket") or not has_token(h.get("connection", ""), "upgrade"):
         raise HandshakeError(426, "expected a WebSocket upgrade")
     if h.get("sec-websocket-version") != "13":
         raise HandshakeError(426, "Sec-WebSocket-Version must be 13")
@@ -663,96 +663,3 @@ async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE)
     writer.write(head.encode() + b"\r\n")
     await writer.drain()
     return WebSocket(reader, writer, False, chosen, max_size)
-
-
-# ---- client ----
-
-
-def parse_url(url):
-    """'ws://host:port/path?q' -> (secure, host, port, '/path?q'); ValueError for anything else."""
-    if url.startswith("ws://"):
-        secure, rest = False, url[5:]
-    elif url.startswith("wss://"):
-        secure, rest = True, url[6:]
-    else:
-        raise ValueError("url must start with ws:// or wss://, got %r" % url[:40])
-    i = min([j for j in (rest.find("/"), rest.find("?")) if j >= 0] or [len(rest)])
-    hostport, target = rest[:i], rest[i:]
-    if not target.startswith("/"):
-        target = "/" + target
-    port = 443 if secure else 80
-    if hostport.startswith("["):
-        end = hostport.find("]")
-        host, tail = hostport[1:end], hostport[end + 1 :]
-        if tail.startswith(":"):
-            port = _port(tail[1:], url)
-    elif ":" in hostport:
-        host, p = hostport.rsplit(":", 1)
-        port = _port(p, url)
-    else:
-        host = hostport
-    if not host:
-        raise ValueError("url has no host: %r" % url[:40])
-    return secure, host, port, target
-
-
-def _port(text, url):
-    try:
-        port = int(text)
-    except ValueError:
-        port = 0
-    if not 0 < port < 65536:
-        raise ValueError("url port must be 1-65535: %r" % url[:40])
-    return port
-
-
-async def connect(url, headers=None, subprotocols=(), ssl=None, max_size=MAX_MESSAGE):
-    """Open a client WebSocket to a ws:// or wss:// URL.
-
-    `headers` is a list of (name, value) pairs sent with the upgrade (Authorization, Device-Id...).
-    `ssl` goes to asyncio.open_connection (True for the platform's default context); wss:// without
-    it uses True. HandshakeError when the server answers anything but a valid 101.
-    """
-    secure, host, port, target = parse_url(url)
-    if secure and ssl is None:
-        ssl = True
-    reader, writer = await asyncio.open_connection(host, port, ssl=ssl if secure else None)
-    try:
-        return await handshake(reader, writer, host, port, target, headers, subprotocols, max_size)
-    except BaseException:
-        writer.close()
-        raise
-
-
-async def handshake(reader, writer, host, port, target, headers=None, subprotocols=(), max_size=MAX_MESSAGE):
-    """The client half of the upgrade on an open stream; returns the WebSocket."""
-    key = binascii.b2a_base64(_urandom(16))[:-1].decode()
-    head = "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n" % (
-        target,
-        host,
-        port,
-        key,
-    )
-    if subprotocols:
-        head += "Sec-WebSocket-Protocol: %s\r\n" % ", ".join(subprotocols)
-    for name, value in headers or ():
-        head += "%s: %s\r\n" % (name, value)
-    writer.write(head.encode() + b"\r\n")
-    await writer.drain()
-    try:
-        status_line = await _read_line(reader)
-        parts = status_line.split(" ", 2)
-        status = int(parts[1])
-    except (ValueError, IndexError, EOFError):
-        raise HandshakeError(502, "no HTTP response to the upgrade")
-    h = await _read_headers(reader)
-    if status != 101:
-        raise HandshakeError(status, "server refused the upgrade")
-    if h.get("sec-websocket-accept") != accept_key(key):
-        raise HandshakeError(502, "wrong Sec-WebSocket-Accept")
-    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
-        raise HandshakeError(502, "server did not upgrade to websocket")
-    chosen = h.get("sec-websocket-protocol")
-    if chosen is not None and chosen not in subprotocols:
-        raise HandshakeError(502, "server chose a subprotocol we did not offer: %s" % chosen[:40])
-    return WebSocket(reader, writer, True, chosen, max_size)

@@ -85,8 +85,10 @@ class XiaozhiLink(outlink.OutboundLink):
                 if not isinstance(msg, str):
                     continue  # audio frames: this link has no speaker
                 out = self.on_text(msg)
+                msg = None
                 if out is not None:
                     await sock.send(out)
+                out = None  # not held while the next message is awaited (a streamed answer holds its records)
         finally:
             timer.cancel()
 

@@ -6,7 +6,7 @@ import json
 import unittest
 
 import esp32
-from memory import clock, endpoint, mcp, reminder, server, ws, xiaozhi
+from memory import clock, endpoint, mcp, reminder, server, ws, wsclient, xiaozhi
 from memory.schedule import Schedules
 from memory.service import MemoryService
 from memory.store import Event, Store
@@ -312,11 +312,11 @@ def server_text(obj):
 
 class Links(unittest.TestCase):
     def setUp(self):
-        self.real_connect = ws.connect
+        self.real_connect = wsclient.connect
         self.plain = json.loads(dispatcher().handle(request("whole", 3), mcp.Link("t")))
 
     def tearDown(self):
-        ws.connect = self.real_connect
+        wsclient.connect = self.real_connect
 
     async def test_server_sends_a_streamed_answer_fragmented(self):
         s = server.Server(dispatcher(), TOKEN, host="127.0.0.1", log=lambda m: None)
@@ -330,7 +330,7 @@ class Links(unittest.TestCase):
 
     async def test_endpoint_sends_a_streamed_answer_fragmented_and_counts_it_healthy(self):
         stream = YieldingStream(server_text(json.loads(request("pieces", 3))))
-        ws.connect = FakeConnect(stream)
+        wsclient.connect = FakeConnect(stream)
         link = endpoint.EndpointLink("ws://h/mcp/", dispatcher(), reminder.Announcer(), log=lambda m: None)
         await asyncio.create_task(link.run_once())
         (text, parts), = messages(bytes(stream.out))
@@ -341,7 +341,7 @@ class Links(unittest.TestCase):
     async def test_xiaozhi_envelope_is_streamed_with_the_session_id(self):
         stream = YieldingStream(server_text({"type": "hello", "transport": "websocket", "session_id": "s-2"})
                                 + server_text({"session_id": "s-2", "type": "mcp", "payload": json.loads(request("pieces", 3))}))
-        ws.connect = FakeConnect(stream)
+        wsclient.connect = FakeConnect(stream)
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "tk", "24:0a:c4:12:34:56", "cid", dispatcher(), log=lambda m: None)
         await asyncio.create_task(link.run_once())
         sent = messages(bytes(stream.out))
