@@ -21,14 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "host"))
 
 from simdevice import SimDevice  # noqa: E402
-from xzmem.chat import Chat, acknowledge  # noqa: E402
+from xzmem.chat.loop import Chat, acknowledge  # noqa: E402
 from xzmem.config import Config  # noqa: E402
 from xzmem.db import open_db  # noqa: E402
-from xzmem.device import DeviceClient  # noqa: E402
-from xzmem.fast_channel import fast_channel  # noqa: E402
+from xzmem.device.client import DeviceClient  # noqa: E402
+from xzmem.device.outbox import Outbox  # noqa: E402
 from xzmem.llm import LLMClient  # noqa: E402
-from xzmem.outbox import Outbox  # noqa: E402
-from xzmem.pipelines import Pipelines  # noqa: E402
+from xzmem.pipelines.fast_channel import fast_channel  # noqa: E402
+from xzmem.pipelines.runner import Pipelines  # noqa: E402
 
 MESSAGES = [
     "我叫王浩宇{i}。", "我喜欢打篮球{i}，还喜欢画画。", "我妈妈叫李娟{i}。", "明天下午3点提醒我去开会{i}。",

@@ -15,9 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "host"))
 
 from esp_images import merged_firmware, project  # noqa: E402
-from xzmem import board, devconfig, fsimage  # noqa: E402
-from xzmem.firmware import load_firmware  # noqa: E402
-from xzmem.partitions import FACTORY_SIZE, load_layout  # noqa: E402
+from xzmem.board import devconfig, fsimage  # noqa: E402
+from xzmem.board import plans as board  # noqa: E402
+from xzmem.board.firmware import load_firmware  # noqa: E402
+from xzmem.board.partitions import FACTORY_SIZE, load_layout  # noqa: E402
 
 
 def measure(size: str, app_bytes: int, mpy: bool, tmp: Path) -> dict:

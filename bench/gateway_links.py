@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "lib"), str(ROOT / "firmware" / "sim"), str(ROOT / "host")]
 
 from memory import endpoint, mcp, xiaozhi  # noqa: E402
-from xzmem.gateway import Gateway  # noqa: E402
+from xzmem.gateway.server import Gateway  # noqa: E402
 
 TOKEN = "bench-token"
 

@@ -16,14 +16,14 @@ from datetime import datetime
 from pathlib import Path
 
 from rank_bm25 import BM25Okapi
-from xzmem.changes import render_prompt, select_relevant
 from xzmem.config import ChangesConfig
-from xzmem.profile import format_profile
-from xzmem.sieve import build_extraction_prompt
-from xzmem.state import KeyedMemory
-from xzmem.terms import terms
-from xzmem.tokens import estimate_tokens
-from xzmem.working import WorkingMemory
+from xzmem.pipelines.changes import render_prompt, select_relevant
+from xzmem.pipelines.profile import format_profile
+from xzmem.pipelines.sieve import build_extraction_prompt
+from xzmem.pipelines.state import KeyedMemory
+from xzmem.pipelines.terms import terms
+from xzmem.pipelines.tokens import estimate_tokens
+from xzmem.pipelines.working import WorkingMemory
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo10.json"
 KS = (1, 5, 10)
@@ -183,7 +183,7 @@ def prompt_budget(now: float) -> dict:
         "per_exchange": rows,
         "max_total": max(r["total"] for r in rows),
         "target": 1500,
-        "estimate": "CJK characters count 1 token, other characters 1 per 4 (xzmem.tokens)",
+        "estimate": "CJK characters count 1 token, other characters 1 per 4 (xzmem.pipelines.tokens)",
     }
 
 

@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "host"))
 
 from fake_device import DeviceState, FakeDevice  # noqa: E402
-from xzmem.device import DeviceClient  # noqa: E402
-from xzmem.outbox import Outbox  # noqa: E402
+from xzmem.device.client import DeviceClient  # noqa: E402
+from xzmem.device.outbox import Outbox  # noqa: E402
 
 
 def batch(i, ops_per_batch):

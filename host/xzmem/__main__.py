@@ -1,5 +1,5 @@
 """`python -m xzmem` runs the CLI."""
 
-from xzmem.cli import app
+from xzmem.cli.app import app
 
 app(prog_name="xzmem")

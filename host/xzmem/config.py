@@ -79,7 +79,7 @@ class Config:
     sieve: SieveConfig = field(default_factory=SieveConfig)
     changes: ChangesConfig = field(default_factory=ChangesConfig)
     chat: ChatConfig = field(default_factory=ChatConfig)
-    # The board's own /config.json values (WiFi, ports, links); checked by xzmem.devconfig with the
+    # The board's own /config.json values (WiFi, ports, links); checked by xzmem.board.devconfig with the
     # device's validator, so they are kept as given here.
     board: dict = field(default_factory=dict)
     source: str = ""

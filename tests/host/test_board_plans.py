@@ -5,10 +5,11 @@ import json
 import pytest
 from esp_images import ROOT, merged_firmware, project
 from typer.testing import CliRunner
-from xzmem import board, fsimage
-from xzmem.cli import app
-from xzmem.devconfig import device_config
-from xzmem.partitions import load_layout
+from xzmem.board import fsimage
+from xzmem.board import plans as board
+from xzmem.board.devconfig import device_config
+from xzmem.board.partitions import load_layout
+from xzmem.cli.app import app
 
 
 @pytest.fixture

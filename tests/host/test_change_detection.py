@@ -4,10 +4,16 @@ import asyncio
 import json
 
 import pytest
-from xzmem.changes import cleanup_candidates, detect_changes, keep_reason, plan_changes, select_relevant
 from xzmem.config import ChangesConfig
 from xzmem.llm import LLMClient
-from xzmem.state import KeyedMemory
+from xzmem.pipelines.changes import (
+    cleanup_candidates,
+    detect_changes,
+    keep_reason,
+    plan_changes,
+    select_relevant,
+)
+from xzmem.pipelines.state import KeyedMemory
 
 DAY = 86400
 NOW = 1_800_000_000

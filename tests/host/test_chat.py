@@ -15,13 +15,13 @@ import anyio
 import pytest
 from fake_llm import fake_llm  # noqa: F401
 from simdevice import TOKEN, SimDevice
-from xzmem.chat import LLM_OFF_NOTE, Chat, run_chat
+from xzmem.chat.loop import LLM_OFF_NOTE, Chat, run_chat
 from xzmem.config import Config
 from xzmem.db import open_db
-from xzmem.device import DeviceClient
+from xzmem.device.client import DeviceClient
+from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient
-from xzmem.outbox import Outbox
-from xzmem.pipelines import Pipelines
+from xzmem.pipelines.runner import Pipelines
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 

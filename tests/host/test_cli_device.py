@@ -6,9 +6,10 @@ import tomllib
 import pytest
 from fake_device import DeviceState, FakeDevice
 from typer.testing import CliRunner
-from xzmem.cli import app
-from xzmem.cli_device import dump_toml, resolve_settings
-from xzmem.outbox import Outbox
+from xzmem.cli.app import app
+from xzmem.cli.common import resolve_settings
+from xzmem.cli.device import dump_toml
+from xzmem.device.outbox import Outbox
 
 runner = CliRunner()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-from xzmem.cli import app
+from xzmem.cli.app import app
 from xzmem.config import ConfigError, load_config
 from xzmem.db import open_db
 

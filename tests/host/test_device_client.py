@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mpremote.transport import TransportError
-from xzmem.device import (
+from xzmem.device.client import (
     MEMORY_TYPES,
     RECALL_TYPES,
     DeviceClient,

@@ -2,8 +2,15 @@
 
 import pytest
 from typer.testing import CliRunner
-from xzmem.cli import app
-from xzmem.devconfig import KEYS, DeviceConfigError, config_json, device_config, masked, read_device_table
+from xzmem.board.devconfig import (
+    KEYS,
+    DeviceConfigError,
+    config_json,
+    device_config,
+    masked,
+    read_device_table,
+)
+from xzmem.cli.app import app
 
 
 def test_toml_table_then_options_override(tmp_path):

@@ -3,7 +3,7 @@
 from datetime import datetime
 
 import pytest
-from xzmem.fast_channel import detect_high_signals, fast_channel, parse_when
+from xzmem.pipelines.fast_channel import detect_high_signals, fast_channel, parse_when
 
 NOW = datetime(2026, 11, 22, 10, 0)  # a Sunday
 

@@ -2,7 +2,7 @@
 
 import pytest
 from esp_images import app_only_firmware, merged_firmware
-from xzmem.firmware import FirmwareError, load_firmware
+from xzmem.board.firmware import FirmwareError, load_firmware
 
 
 def test_merged_image_splits_into_bootloader_and_app(tmp_path):

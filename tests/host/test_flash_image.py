@@ -7,9 +7,9 @@ from esp_idf_defs import ImageHeader, ImageMetadata
 from esp_idf_defs.image_metadata import ImageFlashSize
 from esp_images import merged_firmware, project
 from typer.testing import CliRunner
-from xzmem import fsimage
-from xzmem.cli import app
-from xzmem.partitions import load_layout, parse_table
+from xzmem.board import fsimage
+from xzmem.board.partitions import load_layout, parse_table
+from xzmem.cli.app import app
 
 
 def build(tmp_path, *extra, size="8MB"):

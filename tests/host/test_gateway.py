@@ -18,9 +18,9 @@ from memory import endpoint, reminder, xiaozhi
 from rich.console import Console
 from test_outbound_links import CLIENT_ID, ITEM, Recorder, running
 from typer.testing import CliRunner
-from xzmem import cli_gateway
-from xzmem.cli import app
-from xzmem.gateway import Event, Gateway
+from xzmem.cli import gateway as cli_gateway
+from xzmem.cli.app import app
+from xzmem.gateway.server import Event, Gateway
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 

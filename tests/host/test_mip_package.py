@@ -8,9 +8,9 @@ import pytest
 from esp_images import ROOT, project
 from mpremote import mip as mpremote_mip
 from typer.testing import CliRunner
-from xzmem import mippackage
-from xzmem.board import device_files
-from xzmem.cli import app
+from xzmem.board import mippackage
+from xzmem.board.plans import device_files
+from xzmem.cli.app import app
 
 
 def test_package_json_is_current():

@@ -1,7 +1,7 @@
 """Op batches follow docs/sync.md: limits, UTF-8 cuts on character boundaries, batch splitting."""
 
 import pytest
-from xzmem import ops
+from xzmem.device import ops
 
 
 def test_cut_utf8_never_splits_a_character():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from xzmem.device import DeviceClient
-from xzmem.outbox import Outbox
+from xzmem.device.client import DeviceClient
+from xzmem.device.outbox import Outbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,8 +96,8 @@ def test_host_killed_while_the_device_applies_resends_on_next_run(tmp_path, devi
     script = textwrap.dedent(
         f"""
         import anyio
-        from xzmem.device import DeviceClient
-        from xzmem.outbox import Outbox
+        from xzmem.device.client import DeviceClient
+        from xzmem.device.outbox import Outbox
 
         outbox = Outbox({str(path)!r})
         outbox.enqueue("fake-esp32-01", [{{"op": "coins", "amount": 5}}])

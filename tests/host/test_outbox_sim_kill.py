@@ -6,8 +6,8 @@ import threading
 import warnings
 
 from simdevice import SimDevice
-from xzmem.device import DeviceClient
-from xzmem.outbox import Outbox
+from xzmem.device.client import DeviceClient
+from xzmem.device.outbox import Outbox
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 

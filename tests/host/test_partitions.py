@@ -6,8 +6,8 @@ import struct
 import pytest
 from esp_images import ROOT
 from typer.testing import CliRunner
-from xzmem.cli import app
-from xzmem.partitions import FLASH_SIZES, LayoutError, load_layout, parse_table
+from xzmem.board.partitions import FLASH_SIZES, LayoutError, load_layout, parse_table
+from xzmem.cli.app import app
 
 SIZES = list(FLASH_SIZES)
 

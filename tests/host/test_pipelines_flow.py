@@ -5,8 +5,8 @@ import json
 
 from xzmem.db import open_db
 from xzmem.llm import LLMClient
-from xzmem.pipelines import Pipelines
-from xzmem.profile import PROFILE_KEY, format_profile
+from xzmem.pipelines.profile import PROFILE_KEY, format_profile
+from xzmem.pipelines.runner import Pipelines
 
 NOW = 1_800_000_000.0
 EXTRACT = "记忆提取器"

@@ -7,8 +7,8 @@ import json
 import pytest
 from xzmem.config import LLMConfig
 from xzmem.llm import LLMClient
-from xzmem.reflect import reflect
-from xzmem.state import KeyedMemory
+from xzmem.pipelines.reflect import reflect
+from xzmem.pipelines.state import KeyedMemory
 
 NOW = 1_800_000_000
 DAY = 86400

@@ -6,8 +6,8 @@ import time
 
 from xzmem.config import LLMConfig
 from xzmem.llm import LLMClient
-from xzmem.sieve import run_sieve
-from xzmem.working import WorkingMemory
+from xzmem.pipelines.sieve import run_sieve
+from xzmem.pipelines.working import WorkingMemory
 
 NOW = 1_800_000_000.0
 GOOD = {"memories": [

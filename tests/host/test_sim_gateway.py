@@ -4,8 +4,8 @@ import asyncio
 import warnings
 
 from simdevice import SimDevice
-from xzmem.device import DeviceClient
-from xzmem.gateway import Gateway
+from xzmem.device.client import DeviceClient
+from xzmem.gateway.server import Gateway
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 GATEWAY_TOKEN = "gateway-token-42"

@@ -6,7 +6,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 from simdevice import TOKEN, SimDevice, call, session
-from xzmem.device import DeviceClient, DeviceError
+from xzmem.device.client import DeviceClient, DeviceError
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 

@@ -2,8 +2,8 @@
 
 import anyio
 from fake_device import DeviceState, FakeDevice
-from xzmem.device import DeviceClient
-from xzmem.transfer import (
+from xzmem.device.client import DeviceClient
+from xzmem.device.transfer import (
     IMPORT_CHUNK,
     export_records,
     import_chunks,

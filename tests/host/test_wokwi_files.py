@@ -11,9 +11,9 @@ from pathlib import PurePosixPath
 import yaml
 from esp_images import ROOT, merged_firmware, project
 from typer.testing import CliRunner
-from xzmem import fsimage
-from xzmem.cli import app
-from xzmem.partitions import load_layout, parse_table
+from xzmem.board import fsimage
+from xzmem.board.partitions import load_layout, parse_table
+from xzmem.cli.app import app
 
 
 def workflow():

@@ -1,7 +1,7 @@
 """Working memory (seed 002): limits, TTL, heap, hybrid retrieval with decay, forgetting, summary."""
 
 import pytest
-from xzmem.working import MemoryItem, WorkingMemory, relevance
+from xzmem.pipelines.working import MemoryItem, WorkingMemory, relevance
 
 HOUR = 3600.0
 

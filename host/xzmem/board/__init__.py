@@ -1,0 +1,1 @@
+"""A real board: partition layouts, firmware files, LittleFS images, flash/deploy/backup plans, the mip package."""

@@ -1,0 +1,1 @@
+"""The `xzmem` command line: one module per command group, assembled in `app`."""

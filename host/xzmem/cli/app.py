@@ -1,0 +1,27 @@
+"""The `xzmem` command line, assembled: one typer app holding every command group's commands.
+
+Each group module (board, chat, device, gateway, pipelines, sim) declares its commands on its own
+`commands` registry and imports nothing from here, so there is no import cycle.
+"""
+
+import typer
+
+from xzmem import __version__
+from xzmem.cli import board, chat, device, gateway, pipelines, sim
+
+app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True)
+
+
+@app.callback()
+def main() -> None:
+    """xzmem host companion."""
+
+
+@app.command()
+def version() -> None:
+    """Print the xzmem version."""
+    typer.echo(f"xzmem {__version__}")
+
+
+for group in (board, device, chat, gateway, pipelines, sim):
+    app.registered_commands.extend(group.commands.registered_commands)

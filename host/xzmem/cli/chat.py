@@ -1,0 +1,64 @@
+"""`xzmem chat`: talk with a device's memory from the terminal (or from a script on stdin)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Annotated
+
+import anyio
+import typer
+from anyio.abc import ObjectSendStream
+from anyio.lowlevel import EventLoopToken, current_token
+
+from xzmem.chat.loop import run_chat
+from xzmem.cli.common import DeviceOpt, TokenOpt, one_line_errors, require_device, resolve_settings
+
+commands = typer.Typer()
+
+PROMPT = "你> "
+
+
+def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
+    """Feed stdin lines to the chat from a thread; end of input closes the stream."""
+    try:
+        for line in sys.stdin:
+            anyio.from_thread.run_sync(send.send_nowait, line.rstrip("\n"), token=token)
+    except RuntimeError:
+        return  # the chat has already finished
+    anyio.from_thread.run_sync(send.close, token=token)
+
+
+@commands.command()
+def chat(
+    device: DeviceOpt = None,
+    token: TokenOpt = None,
+    idle_minutes: Annotated[float | None, typer.Option(
+        "--idle-minutes", min=0.05, help="Silence that ends a conversation (reflection); default [chat] idle_minutes, 5.")] = None,
+) -> None:
+    """Chat with the device's memory: the LLM answers with the `memory` tool, the pipelines write what
+    was learned after each turn, reminders show up as they fall due. /exit or end of input quits."""
+    with one_line_errors():
+        settings = resolve_settings(device, token)
+        cfg = settings.config
+        if idle_minutes is not None:
+            cfg.chat.idle_minutes = idle_minutes
+        require_device(settings)
+
+        def say(text: str) -> None:
+            print(text, flush=True)
+
+        async def main() -> None:
+            send, receive = anyio.create_memory_object_stream[str](max_buffer_size=256)
+            interactive = sys.stdin.isatty()
+            threading.Thread(target=_read_stdin, args=(send, current_token()), daemon=True).start()
+            async with receive:
+                # A terminal gets a prompt when the chat is ready for the next line; a script's lines
+                # are echoed as each turn starts, so the transcript reads like a conversation.
+                if interactive:
+                    await run_chat(cfg, settings.target, settings.token, receive, say,
+                                   ready=lambda: print(PROMPT, end="", flush=True))
+                else:
+                    await run_chat(cfg, settings.target, settings.token, receive, say, echo=PROMPT)
+
+        anyio.run(main)

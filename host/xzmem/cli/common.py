@@ -1,0 +1,132 @@
+"""What every command shares: device settings (option > environment > config file), one-line errors,
+the console helpers and the --device/--token options."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio
+import typer
+from rich.console import Console
+
+from xzmem.config import Config, ConfigError, env_source, load_config
+from xzmem.device.client import DeviceClient, DeviceError, is_websocket_target
+from xzmem.device.transfer import ExportFileError
+
+T = TypeVar("T")
+
+
+class CliProblem(Exception):
+    """A mistake the user can fix (bad argument, bad file); printed as one line."""
+
+
+# --- settings: option > environment > config file ---------------------------------------------
+
+
+@dataclass
+class DeviceSettings:
+    target: str | None
+    token: str | None
+    config_path: Path
+    data_dir: Path
+    sources: dict[str, str]
+    config: Config
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The config file as raw tables, for `xzmem config` to add to and write back."""
+    if not path.exists():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CliProblem(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def resolve_settings(device: str | None = None, token: str | None = None, env: dict[str, str] | None = None) -> DeviceSettings:
+    """Where the device is and how to get in: the option, else the shared Config (config.py), which
+    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file.
+    The data dir (for the outbox) is the Config's too: $XZMEM_DATA_DIR, else `[host] data_dir`,
+    else ~/.local/share/xzmem.
+    """
+    env = dict(os.environ if env is None else env)
+    try:
+        cfg = load_config(env=env)
+    except ConfigError as exc:
+        raise CliProblem(str(exc)) from None
+    sources: dict[str, str] = {}
+
+    def pick(name: str, option: str | None, key: str) -> str | None:
+        value = option or getattr(cfg.device, key)
+        if value:
+            sources[name] = "option" if option else env_source(env, "device", key) or cfg.source
+        return value or None
+
+    target = pick("device", device, "url")
+    secret = pick("token", token, "token")
+    return DeviceSettings(target, secret, Path(cfg.source), cfg.data_path, sources, cfg)
+
+
+# --- running and reporting ---------------------------------------------------------------------
+
+
+def stdout() -> Console:
+    return Console(highlight=False)
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def say(line: str) -> None:
+    """One line of plain text on stdout, never wrapped."""
+    stdout().print(line, markup=False, soft_wrap=True)
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    try:
+        yield
+    except (DeviceError, CliProblem, ExportFileError) as exc:
+        stderr().print("xzmem: " + " ".join(str(exc).split()), style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
+def require_device(settings: DeviceSettings) -> None:
+    """CliProblem unless the settings name a device (and a token for a WebSocket one)."""
+    if not settings.target:
+        raise CliProblem(
+            "no device: pass --device ws://HOST:PORT/mcp (or a serial port), set XZMEM_DEVICE, "
+            "or save one with `xzmem config --device ...`"
+        )
+    if is_websocket_target(settings.target) and not settings.token and "token=" not in settings.target:
+        raise CliProblem(f"no token for {settings.target}: pass --token, set XZMEM_TOKEN, or save one with `xzmem config`")
+
+
+def with_device(settings: DeviceSettings, work: Callable[[DeviceClient], Awaitable[T]]) -> T:
+    require_device(settings)
+
+    async def main() -> T:
+        async with DeviceClient(settings.target, settings.token) as client:
+            return await work(client)
+
+    return anyio.run(main)
+
+
+DeviceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--device", "-d", show_default=False,
+        help="ws://HOST:PORT/mcp or a serial port (/dev/ttyUSB0, u0); default $XZMEM_DEVICE, then the config file.",
+    ),
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option("--token", "-t", show_default=False, help="Device token; default $XZMEM_TOKEN, then the config file."),
+]

@@ -1,0 +1,33 @@
+"""`xzmem sim`: run the device firmware on this computer."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from xzmem.sim import runner as sim
+
+commands = typer.Typer()
+
+
+@commands.command("sim")
+def sim_command(
+    data: Annotated[Path, typer.Option("--data", help="Folder for the device's NVS file, LittleFS image and config.")],
+    token: Annotated[str, typer.Option("--token", help="Token MCP clients must present (at least 8 characters).")],
+    listen: Annotated[str, typer.Option("--listen", help="HOST:PORT the device's MCP server binds.")] = "127.0.0.1:8765",
+    start_time: Annotated[str | None, typer.Option("--start-time", help="Device clock start, ISO 8601 (local time).")] = None,
+    speed: Annotated[float, typer.Option("--speed", help="Run the device clock this many times faster.")] = 1.0,
+    utc_offset: Annotated[int, typer.Option("--utc-offset", help="Device local time offset in seconds.")] = 8 * 3600,
+    endpoint: Annotated[str | None, typer.Option("--endpoint", help="MCP endpoint URL the device connects out to.")] = None,
+    xiaozhi: Annotated[str | None, typer.Option("--xiaozhi", help="xiaozhi WebSocket server URL to connect to.")] = None,
+    device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present.")] = None,
+    trusted_links: Annotated[str | None, typer.Option(
+        "--trusted-links", help="Outbound links that go to your own xzmem gateway: endpoint, xiaozhi or both.")] = None,
+) -> None:
+    """Run the device's boot.py and main.py on CPython; prints 'xzmem device ready ws://HOST:PORT/mcp'."""
+    try:
+        cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id, trusted_links)
+        sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed)
+    except sim.SimError as e:
+        typer.echo(f"xzmem: {e}", err=True)
+        raise typer.Exit(2) from e

@@ -1,0 +1,1 @@
+"""The link to a device: MCP client (WebSocket or serial), op batches, the durable outbox, export and import."""

@@ -1,0 +1,1 @@
+"""`xzmem gateway`: the host gateway that devices behind NAT connect out to."""

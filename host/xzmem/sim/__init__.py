@@ -1,0 +1,1 @@
+"""`xzmem sim`: the device firmware run on CPython with the firmware/sim fakes."""

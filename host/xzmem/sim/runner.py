@@ -1,0 +1,106 @@
+"""`xzmem sim`: the device's own boot.py and main.py on CPython, with firmware/sim standing in for ESP32.
+
+NVS is the simulated partition (real entry accounting) persisted as DATA/nvs.json; the `memory`
+partition is a LittleFS image file DATA/memory.lfs (littlefs-python), so it can be flashed to a
+board or opened with `littlefs-python`. Data survives restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import signal
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+NVS_FILE = "nvs.json"
+MEMORY_IMAGE = "memory.lfs"
+CONFIG_FILE = "config.json"
+MEMORY_PARTITION_BYTES = 3 * 1024 * 1024
+NVS_RESERVE = 200  # entries WiFi and PHY calibration take on a real board
+
+
+class SimError(Exception):
+    pass
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise SimError(f"--listen must be HOST:PORT, got {listen!r}")
+    return host, int(port)
+
+
+def parse_start(text: str | None, utc_offset: int) -> int | None:
+    """An ISO date-time; without a zone it is device local time (UTC + utc_offset)."""
+    if not text:
+        return None
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError as e:
+        raise SimError(f"--start-time must be ISO 8601 like 2026-02-05T13:00, got {text!r}") from e
+    if dt.tzinfo is None:
+        return int(dt.replace(tzinfo=UTC).timestamp()) - utc_offset
+    return int(dt.timestamp())
+
+
+def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None = None, xiaozhi: str | None = None,
+                  device_id: str | None = None, trusted_links: str | None = None) -> dict:
+    host, port = parse_listen(listen)
+    cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset}
+    if trusted_links:
+        cfg["trusted_links"] = trusted_links
+    if endpoint:
+        cfg["endpoint_url"] = endpoint
+    if xiaozhi:
+        cfg["xiaozhi_url"] = xiaozhi
+    if device_id:
+        cfg["device_id"] = device_id
+    return cfg
+
+
+def prepare(data: Path, cfg: dict) -> None:
+    """Point the firmware fakes at DATA and write the device config there."""
+    data.mkdir(parents=True, exist_ok=True)
+    for p in (ROOT / "lib", ROOT / "firmware" / "sim"):
+        if str(p) not in sys.path:
+            sys.path.insert(0, str(p))
+    import esp32
+    from memory import config
+
+    try:
+        config.validate(cfg)
+    except ValueError as e:
+        raise SimError(str(e)) from e
+    esp32.configure_nvs(str(data / NVS_FILE), reserve=NVS_RESERVE)
+    esp32.configure_partition("memory", str(data / MEMORY_IMAGE), MEMORY_PARTITION_BYTES)
+    (data / CONFIG_FILE).write_text(json.dumps(cfg, indent=1))
+
+
+def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> None:
+    """Boot the simulated device and serve until SIGINT or SIGTERM; the store is flushed on the way out."""
+    if speed <= 0:
+        raise SimError(f"--speed must be > 0, got {speed}")
+    prepare(data, cfg)
+    sys.stdout.reconfigure(line_buffering=True)  # the ready line must reach a pipe at once
+    from memory import app, clock
+
+    if start is not None or speed != 1:
+        clock.simulate(start if start is not None else clock.now(), speed)
+    app.CONFIG_PATH = str(data / CONFIG_FILE)
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    runpy.run_path(str(ROOT / "boot.py"), run_name="boot")
+    try:
+        runpy.run_path(str(ROOT / "main.py"), run_name="__main__")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if app.current is not None:
+            app.current.shutdown()
+        print("xzmem device stopped; data kept in", data, flush=True)
