@@ -41,15 +41,18 @@ TARGETS = {"frozen_live_bytes": 40 * 1024, "mpy_live_bytes": 110 * 1024, "larges
 FROZEN_METHOD = (
     "The WebAssembly port cannot freeze modules. A frozen module's bytecode, constants and names stay "
     "in flash; its module dict, functions, classes and everything it builds at run time are in RAM as "
-    "for .mpy. So frozen = the .mpy form's live heap less what compiling each loaded module keeps on "
-    "the heap (bench/mp_firmware.mjs --mode compile: gc.mem_alloc() before and after compile(), "
-    "garbage collected, in a fresh port)."
+    "for .mpy. So frozen = the .mpy form's live heap less its code: what compiling each loaded module "
+    "keeps on the heap (bench/mp_firmware.mjs --mode compile: gc.mem_alloc() before and after "
+    "compile() at opt level 3, as mpy-cross -O3, garbage collected, in a fresh port) with the names "
+    "compile() interned swapped for the names the .mpy run interned (micropython.qstr_info())."
 )
 METHOD = (
     "MicroPython 1.27 WebAssembly port (32-bit, 16-byte heap blocks), automatic GC off. Baseline: the "
     "simulator's fakes loaded (NVS contents included), nothing of the firmware imported. Around each "
     "step: gc.mem_alloc() before/after (allocated, garbage included), the new blocks in "
-    "micropython.mem_info(1)'s block map (largest allocation), then gc.collect() and the live heap. "
+    "micropython.mem_info(1)'s block map (largest allocation; new qstr pools, the interpreter's name "
+    "table growing as code loads, are left out: frozen code keeps its names in flash), then "
+    "gc.collect() and the live heap. "
     "The fake NVS keeps its contents on the heap: what the sync apply writes grows it, so the figures "
     "after that step are an upper bound. The links (with --links) have no network: each is its task "
     "and objects waiting out a reconnect delay, without a WebSocket."
@@ -129,8 +132,11 @@ def measure(links, forms):
             modules = runs["mpy"]["modules"]
             paths = [[m, "/lib/" + m.replace(".", "/") + ".py"] for m in modules if m != "memory"] + [["memory", "/lib/memory/__init__.py"]]
             (work / "args.json").write_text(json.dumps({"nvs": "/bench/nvs.json", "modules": paths}), encoding="utf-8")
-            compiled = run_port(ROOT / "lib", work, "compile")["compiled_bytes"]
-            kept = sum(compiled.values())
+            compile_run = run_port(ROOT / "lib", work, "compile")
+            compiled = compile_run["compiled_bytes"]
+            # Names: compile() interns every identifier of the source, a .mpy only those it needs;
+            # the .mpy run's own name-table growth stands for them (in flash when frozen).
+            kept = sum(compiled.values()) - compile_run["qstr_bytes"] + runs["mpy"]["qstr_bytes"]
             frozen = form_figures(runs["mpy"], kept)
             frozen["flash_kept_bytes"] = kept
             out["forms"]["frozen"] = frozen
@@ -138,7 +144,7 @@ def measure(links, forms):
             out["compiled_bytes_per_module"] = compiled
         first = runs.get("mpy") or runs["py"]
         out["modules_loaded"] = sorted(first["modules"])
-        out["qstr_info"] = {name: run["qstr_info"] for name, run in runs.items()}
+        out["qstr_bytes"] = {name: run["qstr_bytes"] for name, run in runs.items()}
         out["actions"] = first["actions"]
         out["largest_allocation"] = max([r["largest_allocation"]["bytes"] for r in runs.values()])
         frames = first["frames"]

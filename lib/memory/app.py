@@ -109,9 +109,11 @@ class Device:
         cfg = self.cfg
         tasks = [self.reminders.run(), self.store.autoflush(), self._upkeep_loop()]
         if cfg["token"]:
-            from memory.server import Server
+            from memory.server import Server, client_budget
 
-            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"])
+            links = (1 if cfg["endpoint_url"] else 0) + (1 if cfg["xiaozhi_url"] else 0)
+            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"],
+                                 max_clients=client_budget(links))
             await self.server.start()
             self.announcer.add(self._reminder_to_server)
             ready("xzmem device ready %s" % self.server.url)

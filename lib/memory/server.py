@@ -15,8 +15,18 @@ PORT = const(8765)
 PATH = "/mcp"
 SUBPROTOCOL = "mcp"
 _MAX_CLIENTS = const(6)
+_SOCKETS = const(10)  # ESP-IDF's default socket limit (CONFIG_LWIP_MAX_SOCKETS)
 _HANDSHAKE_TIMEOUT = const(10)
 _PING_INTERVAL = const(60)  # an idle client is pinged after this long and dropped after twice this
+
+
+def client_budget(links):
+    """How many clients the server takes at once beside `links` outbound links.
+
+    Every socket the device may hold stays under ESP-IDF's limit: the listener, the links, the
+    clients, one more connection accepted only to be refused (503), and one for NTP or DNS.
+    """
+    return min(_MAX_CLIENTS, _SOCKETS - 4 - links)
 
 
 def same_secret(given, expected):

@@ -384,14 +384,15 @@ class WebSocket:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "server frames must not be masked" if self.client else "client frames must be masked")
         if op >= OP_CLOSE and (n > _MAX_CONTROL or not b0 & 0x80):
             raise _Fail(CLOSE_PROTOCOL_ERROR, "control frame fragmented or over 125 bytes")
-        if n == 126:
-            n = struct.unpack(">H", await r.readexactly(2))[0]
-        elif n == 127:
-            n = struct.unpack(">Q", await r.readexactly(8))[0]
+        # The extended length and the masking key come in one read (one read less per frame).
+        extra = 2 if n == 126 else 8 if n == 127 else 0
+        head = await r.readexactly(extra + (0 if self.client else 4)) if extra or not self.client else b""
+        if extra:
+            n = struct.unpack_from(">H" if extra == 2 else ">Q", head)[0]
         if n > self.max_size:
             # Refused before reading the payload, so a huge length costs no memory.
             raise _Fail(CLOSE_TOO_BIG, "frame of %d bytes, limit %d" % (n, self.max_size))
-        key = None if self.client else await r.readexactly(4)
+        key = None if self.client else memoryview(head)[extra:]
         payload = await r.readexactly(n) if n else b""
         if key:
             if op < OP_CLOSE and n <= STREAM_FRAME:
