@@ -3,6 +3,7 @@
 from micropython import const
 
 from memory import affinity, clock, mcp
+from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
@@ -16,7 +17,7 @@ def check_limit(value):
     if value is None:
         return _DEFAULT_LIMIT
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_LIMIT:
-        raise ValueError("limit must be 1-%d, got %r" % (_MAX_LIMIT, value))
+        raise Refusal("limit must be 1-%d, got %r" % (_MAX_LIMIT, value), "range", "limit", value, (1, _MAX_LIMIT))
     return value
 
 
@@ -26,7 +27,7 @@ def coin_amount(args):
     try:
         return int(amount)
     except (TypeError, ValueError):
-        raise ValueError("coins needs an integer amount, got %r" % (amount,))
+        raise Refusal("coins needs an integer amount, got %r" % (amount,), "type", "amount", amount, "integer")
 
 
 def _contains(item, needle):
@@ -42,7 +43,8 @@ def _last(items, n):
 
 
 class MemoryService:
-    def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
+    def __init__(self, store, schedules, archive=None, keyed=None, device_id="", language="zh"):
+        self.language = language  # of the stage's style hint
         self.store = store
         self.schedules = schedules
         self.archive = archive
@@ -51,7 +53,11 @@ class MemoryService:
 
     # ---- reads ----
 
-    def overview_json(self):
+    def overview_peek(self):
+        """overview_json() for a caller that only looks: reminders stay untold."""
+        return self.overview_json(False)
+
+    def overview_json(self, tell=True):
         """What a conversation opens with (seed 003 §6.1) as JSON text, in pieces (a generator).
 
         Kept small (recent facts and moments only) and never held whole: each section is read from
@@ -81,11 +87,15 @@ class MemoryService:
                           for x in _last(s.read("moment"), _RECENT_MOMENTS))
         yield ',"schedules":'
         yield from mcp.json_array(self.schedules.upcoming())
+        # Due and missed reminders no path has told the user yet: the model says them first.
+        yield ',"reminders":'
+        yield from mcp.json_array(self.schedules.take_untold(tell=tell))
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
-        yield ',"total_coins_spent":%d,"relationship":%s,"mood":%s,"now":%s}' % (
-            coins, mcp.json_text(affinity.stage(coins)[1]), mcp.json_text(affection["mood"]), mcp.json_text(now))
+        yield ',"total_coins_spent":%d,"relationship":%s,"style":%s,"mood":%s,"now":%s}' % (
+            coins, mcp.json_text(affinity.stage(coins)[1]), mcp.json_text(affinity.style(coins, self.language)),
+            mcp.json_text(affection["mood"]), mcp.json_text(now))
 
     def read(self, kind):
         """One type's records (the overview, read without a type, is overview_json())."""
@@ -94,6 +104,7 @@ class MemoryService:
         if kind == "coins" or kind == "mood" or kind == "affection":
             a = self.store.affection()
             a.update(affinity.describe(a["total_coins_spent"]))
+            a["style"] = affinity.style(a["total_coins_spent"], self.language)
             return {"type": "affection", "items": [a]}
         if kind == "keyed":
             return {"type": kind, "items": self.keyed.list() if self.keyed else []}
@@ -124,7 +135,7 @@ class MemoryService:
     def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
         """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
         if kind not in RECALL_KINDS:
-            raise ValueError("recall type must be one of fact, moment, event, got %r" % (kind,))
+            raise Refusal("recall type must be one of fact, moment, event, got %r" % (kind,), "choice", "type", kind, RECALL_KINDS)
         limit = check_limit(limit)
         # Validated as exactly YYYY-MM-DD, the dates compare as text with clock.local_date().
         if start_date:

@@ -123,7 +123,7 @@ async def handshake(reader, writer, host, port, target, headers=None, subprotoco
         raise ws.HandshakeError(502, "no HTTP response to the upgrade")
     h = await ws.read_headers(reader)
     if status != 101:
-        raise ws.HandshakeError(status, "server refused the upgrade")
+        raise ws.HandshakeError(status, "server refused the upgrade" + await ws.refusal_body(reader, h))
     if h.get("sec-websocket-accept") != ws.accept_key(key):
         raise ws.HandshakeError(502, "wrong Sec-WebSocket-Accept")
     if not ws.has_token(h.get("upgrade", ""), "websocket") or not ws.has_token(h.get("connection", ""), "upgrade"):
