@@ -42,6 +42,19 @@ class Item:
     def can_reject(self) -> bool:
         return self.op is None or self.op.get("op") in ("write", "put_mem")
 
+    @property
+    def can_edit(self) -> bool:
+        """One text to change: a deep memory, a keyed memory, a write of one text (not a family member)."""
+        if self.op is None:
+            return True
+        return self.op.get("op") == "put_mem" or (self.op.get("op") == "write" and self.op.get("type") != "family")
+
+    @property
+    def editable_text(self) -> str:
+        if self.op is not None:
+            return str(self.op.get("content", self.op.get("payload", self.text)))
+        return self.text
+
 
 @dataclass
 class Turn:
