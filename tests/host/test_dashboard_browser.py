@@ -262,11 +262,20 @@ def test_every_page_renders_in_both_languages_and_screenshots(dash, host, browse
     out = Path(os.environ.get("XZMEM_SAVE_SCREENSHOTS") or tmp_path / "shots")
     out.mkdir(parents=True, exist_ok=True)
     exchange(host, "我妈妈叫李梅，我喜欢打篮球")
+    browser.get(dash.url + "/profile")
+    for field, value in (("summary", "喜欢运动的三年级男孩，和妈妈很亲"), ("domains", "篮球；画画; 钢琴")):
+        form = browser.find_element(By.CSS_SELECTOR, f'form[data-field="{field}"]')
+        form.find_element(By.NAME, "value").send_keys(value)
+        form.find_element(By.TAG_NAME, "button").click()
+        assert "UPDATED" in answers_text(browser)
+    browser.find_element(By.CSS_SELECTOR, "#profile-refresh button").click()
+    assert "llm off" in answers_text(browser)  # no LLM here: nothing is synthesized, the hand edits stay
+    assert browser.find_element(By.CSS_SELECTOR, 'form[data-field="domains"] [name=value]').get_attribute("value") == "篮球; 画画; 钢琴"
     for lang in ("zh", "en"):
         browser.get(f"{dash.url}/lang/{lang}?next=/")
         for page, path, marker in [("overview", "/", "王浩宇"), ("timeline", "/timeline", "第29件事"),
                                    ("edit", "/edit", "李梅"), ("log", "/log", "打篮球"),
-                                   ("profile", "/profile", ""), ("schedules", "/schedules", "钢琴课")]:
+                                   ("profile", "/profile", "三年级男孩"), ("schedules", "/schedules", "钢琴课")]:
             browser.get(dash.url + path)
             assert marker in browser.page_source
             nav = browser.find_element(By.ID, "nav-overview").text
