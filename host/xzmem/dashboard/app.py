@@ -168,7 +168,7 @@ class Dashboard:
                 try:
                     back = await handler(form, session, link)
                 except (ValueError, KeyError) as exc:
-                    session.flash.append(Answer("", refusal=str(exc)))
+                    session.flash.append(Answer("", note=str(exc)))
                     back = request.headers.get("referer") or "/"
             return self._with_cookie(RedirectResponse(back, status_code=303), key)
 
@@ -417,9 +417,9 @@ class Dashboard:
     async def profile_refresh(self, form: dict[str, str], session: Session, link: Link) -> str:
         result = await self.pipelines.refresh_profile(force=True)
         if result is None or result.skipped:
-            session.flash.append(Answer("profile", refusal=f"not synthesized: {result.skipped if result else 'nothing to do'}"))
+            session.flash.append(Answer("profile", note=f"not synthesized: {result.skipped if result else 'nothing to do'}"))
         elif result.errors:
-            session.flash.append(Answer("profile", refusal="; ".join(result.errors)))
+            session.flash.append(Answer("profile", note="; ".join(result.errors)))
         for batch in result.batches if result else []:
             calls = [{"_tool": "memory_sync", "action": "apply", "batch_id": batch.batch_id, "ops": batch.ops}]
             await self._apply(session, link, calls)

@@ -26,7 +26,7 @@ EXPORT_PAGE = 100
 
 @dataclass
 class Answer:
-    """What became of one change: the device's answer, a refusal in words, or the outbox batch."""
+    """What became of one change: the device's answer, a refusal in words, the outbox batch, or a note."""
 
     what: str
     result: str | None = None
@@ -34,6 +34,7 @@ class Answer:
     refusal: str | None = None
     queued: str | None = None
     call: dict[str, Any] = field(default_factory=dict)
+    note: str | None = None  # the host's own word on a change that did not reach the device
 
 
 @dataclass

@@ -64,8 +64,20 @@ def entry_text(kind: str, record: dict[str, Any]) -> str:
     if kind == "keyed":
         return f"[{record.get('category', '')}] {record.get('payload', '')}"
     if kind == "schedule":
-        return f"{record.get('datetime', '')} {record.get('content', '')}"
+        done = " ✓" if record.get("completed") else ""
+        return f"{record.get('datetime', '')} {record.get('content', '')}{done}"
     return str(record.get("content", ""))
+
+
+def schedule_time(record: dict[str, Any], utc_offset: int) -> str:
+    """A schedule's local 'YYYY-MM-DD HH:MM': `datetime` as `read` gives it, or from an export's `when`."""
+    if record.get("datetime"):
+        return str(record["datetime"])
+    return (datetime.fromtimestamp(int(record.get("when") or 0), UTC) + timedelta(seconds=utc_offset)).strftime("%Y-%m-%d %H:%M")
+
+
+def _number(value: Any) -> int:
+    return value if isinstance(value, int) else 0
 
 
 def _local_unix(text: str, utc_offset: int) -> int:
@@ -78,11 +90,11 @@ def hot_entries(records: list[dict[str, Any]], utc_offset: int) -> list[Entry]:
     out = []
     for record in records:
         kind = record.get("type")
-        if kind in RECALLED or kind == "affection" or kind is None:
-            continue
+        if kind in RECALLED or kind in ("affection", "chat") or kind is None:
+            continue  # the chat ring is the conversation itself, not something remembered
         if kind == "schedule":
-            # Schedules carry no learned time; they sit at the time they are planned for.
-            at = _local_unix(record["datetime"], utc_offset)
+            record = dict(record, datetime=schedule_time(record, utc_offset))
+            at = int(record.get("learned_at") or _local_unix(record["datetime"], utc_offset))
             key = f"schedule:{record['content']}@{record['datetime']}"
             where = "schedule"
         elif kind == "keyed":
@@ -148,7 +160,8 @@ async def timeline_page(
         found, full = await recalled_entries(client, kind, keyword, cursor, page + 1, utc_offset)
         candidates.extend(e for e in found if wanted(e, kind_filter, None))
         more = more or full
-    candidates.sort(key=lambda e: (e.at, e.key), reverse=True)
+    # Within one second the device's ids tell the order things were learned in.
+    candidates.sort(key=lambda e: (e.at, _number(e.record.get("id")), e.key), reverse=True)
     shown = candidates[:page]
     if not shown or (len(candidates) <= page and not more):
         return shown, None
