@@ -5,6 +5,7 @@ are in test_dashboard_browser.py."""
 from __future__ import annotations
 
 import re
+import socket
 
 import anyio
 import pytest
@@ -120,3 +121,18 @@ def test_a_turn_on_a_never_remember_topic_reaches_no_channel(config, fake_llm):
     assert len(pipelines.working) == 0
     logged = pipelines.log.recent(2)
     assert {e.parsed["skipped"] for e in logged} == {"never remember: 游戏"}
+
+
+def test_a_bad_or_taken_listen_address_is_one_line(tmp_path):
+    env = {"XZMEM_CONFIG": str(tmp_path / "none.toml"), "XZMEM_DATA_DIR": str(tmp_path)}
+    args = ["dashboard", "--device", AWAY, "--token", "token-123", "--listen"]
+    bad = CliRunner().invoke(cli, [*args, "nonsense"], env=env)
+    assert bad.exit_code == 1 and bad.output.strip() == "xzmem: --listen must be HOST:PORT, got 'nonsense'"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = CliRunner().invoke(cli, [*args, f"127.0.0.1:{port}"], env=env)
+    assert busy.exit_code == 1 and busy.output.startswith(f"xzmem: cannot listen on 127.0.0.1:{port}: ")
+    nothing = CliRunner().invoke(cli, ["dashboard"], env=dict(env, XZMEM_DEVICE="", XZMEM_TOKEN=""))
+    assert nothing.exit_code == 1 and nothing.output.startswith("xzmem: no device")

@@ -110,6 +110,15 @@ def form_for(driver, record: str):
     return driver.find_element(By.CSS_SELECTOR, f'form[data-record="{record}"]')
 
 
+def save_record(driver, record: str, content: str) -> None:
+    """Type `content` over the edit form of `record` (like:打篮球, age, ...) and save it."""
+    form = form_for(driver, record)
+    field = form.find_element(By.NAME, "content")
+    field.clear()
+    field.send_keys(content)
+    submit(driver, form.find_element(By.TAG_NAME, "button"))
+
+
 def submit(driver, button) -> None:
     """Click a form's button and wait until the page it posts to (after the redirect) has replaced this one."""
     page = driver.find_element(By.TAG_NAME, "html")
@@ -135,11 +144,7 @@ def test_overview_shows_the_name_and_the_like_and_the_edit_form_changes_the_like
     assert used > 0 and free > 0
 
     browser.get(dash.url + "/edit")
-    form = form_for(browser, "like:打篮球")
-    field = form.find_element(By.NAME, "content")
-    field.clear()
-    field.send_keys("踢足球")
-    submit(browser, form.find_element(By.TAG_NAME, "button"))
+    save_record(browser, "like:打篮球", "踢足球")
     shown = answers_text(browser)
     assert "DELETED" in shown and "ADDED" in shown
     likes = device_read(sim.url)["preferences"]["likes"]
@@ -148,11 +153,7 @@ def test_overview_shows_the_name_and_the_like_and_the_edit_form_changes_the_like
 
 def test_editing_a_fact_answers_updated_and_deleting_a_family_member_answers_deleted(sim, dash, browser):  # noqa: F811
     browser.get(dash.url + "/edit")
-    form = form_for(browser, "location")
-    field = form.find_element(By.NAME, "content")
-    field.clear()
-    field.send_keys("北京")
-    submit(browser, form.find_element(By.TAG_NAME, "button"))
+    save_record(browser, "location", "北京")
     assert "UPDATED" in answers_text(browser)
 
     submit(browser, browser.find_element(By.CSS_SELECTOR, 'form[data-delete="family:王强"] button'))
@@ -180,11 +181,7 @@ def test_a_conflict_offers_the_suggested_times_and_a_refusal_is_shown_in_words(s
 
     age = device_read(sim.url)["profile"]["age"]
     browser.get(dash.url + "/edit")
-    form = form_for(browser, "age")
-    field = form.find_element(By.NAME, "content")
-    field.clear()
-    field.send_keys("两百")
-    submit(browser, form.find_element(By.TAG_NAME, "button"))
+    save_record(browser, "age", "两百")
     refusal = browser.find_element(By.CSS_SELECTOR, "#answers .result.refused").text
     reason = refusal.split(":", 1)[1].strip()
     assert refusal.startswith("设备拒绝了") and len(reason) > 5, refusal
