@@ -171,7 +171,7 @@ def _restore(memory, kind, record):
 def _restore_event(store, record):
     fields = {}
     for name in ("when", "content", "event_type", "repeat", "anchor_day", "priority", "reminded", "completed",
-                 "completed_at", "learned_at"):
+                 "completed_at", "learned_at", "told"):
         if name in record:
             fields[name] = record[name]
     ev = Event(**fields)

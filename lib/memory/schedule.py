@@ -4,6 +4,7 @@ from micropython import const
 
 from memory import clock
 from memory.records import trim
+from memory.refusal import Refusal
 
 REPEATS = ("none", "daily", "weekly", "monthly")
 _DAY = const(86400)
@@ -26,7 +27,7 @@ def parse_repeat(repeat):
     if repeat is None or repeat == "":
         return 0
     if repeat not in REPEATS:
-        raise ValueError("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,))
+        raise Refusal("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,), "choice", "repeat", repeat, REPEATS)
     return REPEATS.index(repeat)
 
 
@@ -34,7 +35,7 @@ def parse_priority(priority):
     if priority is None:
         return 3
     if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 5:
-        raise ValueError("priority must be an integer 1-5, got %r" % (priority,))
+        raise Refusal("priority must be an integer 1-5, got %r" % (priority,), "range", "priority", priority, (1, 5))
     return priority
 
 
@@ -126,6 +127,7 @@ class Schedules:
         ev.priority = prio
         ev.event_type = "schedule"
         ev.reminded = 0
+        ev.told = 0
         ev.completed = 0
         ev.completed_at = 0
         ev.learned_at = clock.now() if now is None else now
@@ -145,11 +147,12 @@ class Schedules:
             return exact[0]
         matches = exact or [ev for ev in active if content in ev.content]
         if not matches:
-            raise ValueError("no schedule matches %r" % content)
+            raise Refusal("no schedule matches %r" % content, "nomatch", "schedule", content)
         if len(matches) > 1:
-            raise ValueError(
+            raise Refusal(
                 "%r matches %d schedules, say which: %s"
-                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches))
+                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches)),
+                "many", "schedule", content, ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches],
             )
         return matches[0]
 
@@ -165,6 +168,7 @@ class Schedules:
             done = to_dict(ev)
             ev.when = nxt
             ev.reminded = 0
+            ev.told = 0
             ev.completed = 0
             self.store.update_event(ev)
             return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
@@ -197,18 +201,42 @@ class Schedules:
                 while ev.when + _DURATION < now:
                     ev.when = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
                 ev.reminded = 0
+                ev.told = 0
                 self.store.update_event(ev)
             if ev.reminded or ev.when > now + _REMIND_AHEAD:
                 continue
-            item = to_dict(ev)
-            item["missed"] = ev.when < now
-            item["urgency"] = urgency(ev.priority)
-            item["minutes"] = (ev.when - now) // 60
-            item["text"] = reminder_text(item)
             ev.reminded = 1
+            ev.told = 0
             self.store.update_event(ev)
-            due.append(item)
+            due.append(_reminder(ev, now))
         return due
+
+    def take_untold(self, now=None, tell=True):
+        """The reminders a `memory read` answers: announced ones no path has told the user yet, and
+        ones due now that the loop has not reached. With `tell`, all are marked told (the reader
+        says them)."""
+        now = clock.now() if now is None else now
+        if not clock.is_set(now):
+            return []
+        out = []
+        for ev in self.active():
+            if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
+                continue
+            out.append(_reminder(ev, now))
+            if tell:
+                ev.reminded = 1
+                ev.told = 1
+                self.store.update_event(ev)
+        return out
+
+    def mark_told(self, item):
+        """A path that reaches the user took the reminder `item`: the next read need not repeat it."""
+        for ev in self.active():
+            if ev.content == item["content"] and clock.format_local(ev.when) == item["datetime"]:
+                if not ev.told:
+                    ev.told = 1
+                    self.store.update_event(ev)
+                return
 
     def clean(self, now=None):
         """Remove one-off schedules completed more than a week ago. Returns how many went."""
@@ -219,6 +247,15 @@ class Schedules:
                 self.store.delete_event(ev)
                 gone += 1
         return gone
+
+
+def _reminder(ev, now):
+    item = to_dict(ev)
+    item["missed"] = ev.when < now
+    item["urgency"] = urgency(ev.priority)
+    item["minutes"] = (ev.when - now) // 60
+    item["text"] = reminder_text(item)
+    return item
 
 
 def reminder_text(item):
@@ -236,7 +273,7 @@ def reminder_text(item):
 def _check_content(content):
     trimmed = trim(content) if isinstance(content, str) else ""
     if not trimmed:
-        raise ValueError("content must be a non-empty string, got %r" % (content,))
+        raise Refusal("content must be a non-empty string, got %r" % (content,), "empty", "content", content)
     content = trimmed
     if len(content.encode()) > _MAX_CONTENT:
         raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))
