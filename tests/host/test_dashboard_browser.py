@@ -142,6 +142,8 @@ def test_overview_shows_the_name_and_the_like_and_the_edit_form_changes_the_like
     assert "30" in browser.find_element(By.ID, "stage").text
     used, free = (int(x) for x in browser.find_element(By.ID, "health-nvs").text.split(" / "))
     assert used > 0 and free > 0
+    # Looking is not telling: the companion's next read still has the missed reminder to say.
+    assert "交作业" in [r["content"] for r in device_read(sim.url)["reminders"]]
 
     browser.get(dash.url + "/edit")
     save_record(browser, "like:打篮球", "踢足球")

@@ -37,7 +37,7 @@ from xzmem.dashboard.device import (
 from xzmem.dashboard.review import Review
 from xzmem.dashboard.security import COOKIE, Session, Sessions, allowed_hosts
 from xzmem.dashboard.texts import pick_language, text
-from xzmem.dashboard.timeline import FILTERS, Cursor, timeline_page
+from xzmem.dashboard.timeline import FILTERS, Cursor, schedule_time, timeline_page
 from xzmem.db import open_db
 from xzmem.device import ops as opslib
 from xzmem.device.client import DeviceError
@@ -200,25 +200,34 @@ class Dashboard:
     # --- pages ----------------------------------------------------------------------------------
 
     async def overview(self, request: Request, session: Session, link: Link) -> Response:
-        data: dict[str, Any] = {}
+        # Built from an export and typed reads, never from `read` without a type: that read tells the
+        # due reminders (marks them said), and the companion must still say them to the child.
+        records: list[dict[str, Any]] = []
+        affection: dict[str, Any] = {}
+        stats: dict[str, Any] = {}
         if link.client is not None and not link.error:
             try:
-                c = link.client
-                data["read"] = await c.memory(action="read")
-                data["affection"] = ((await c.memory(action="read", type="coins")).get("items") or [{}])[0]
-                data["stats"] = await c.sync(action="stats")
+                records = await export_all(link.client)
+                affection = ((await link.client.memory(action="read", type="coins")).get("items") or [{}])[0]
+                stats = await link.client.sync(action="stats")
             except DeviceError as exc:
                 link.error = str(exc)
-        read = data.get("read") or {}
-        language = (data.get("stats") or {}).get("language") or read.get("language")
-        if language:
-            self.device_language = language
-        now = read.get("now")
+        self._follow_device_language(affection.get("style"))
+        clock = stats.get("clock") or {}
+        self._offset = int(clock.get("utc_offset", self._offset))
+        now = str(clock.get("now") or "").replace("T", " ")[:16]
         upcoming, missed = [], []
-        for item in read.get("schedules") or []:
-            (missed if now and item.get("datetime", "") < now and not item.get("completed") else upcoming).append(item)
-        return self.render(request, session, "overview.html", link=link, read=read, affection=data.get("affection") or {},
-                           stats=data.get("stats") or {}, upcoming=upcoming, missed=missed, nav="overview")
+        for item in sorted((r for r in records if r.get("type") == "schedule" and not r.get("completed")),
+                           key=lambda r: int(r.get("when") or 0)):
+            item = dict(item, datetime=schedule_time(item, self._offset))
+            (missed if now and item["datetime"] < now else upcoming).append(item)
+        return self.render(request, session, "overview.html", link=link, person=person_of(records), affection=affection,
+                           stats=stats, upcoming=upcoming, missed=missed, now=now, nav="overview")
+
+    def _follow_device_language(self, style: Any) -> None:
+        """The device words its stage style hint in its configured language (zh or en)."""
+        if isinstance(style, str) and style:
+            self.device_language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in style) else "en"
 
     async def timeline(self, request: Request, session: Session, link: Link) -> Response:
         kind = request.query_params.get("type") or None
@@ -274,7 +283,8 @@ class Dashboard:
         if link.client is not None and not link.error:
             try:
                 items = (await link.client.memory(action="read", type="schedule")).get("items") or []
-                now = (await link.client.memory(action="read")).get("now")
+                now = str(((await link.client.sync(action="stats")).get("clock") or {}).get("now") or "")
+                now = now.replace("T", " ")[:16] or None
             except DeviceError as exc:
                 link.error = str(exc)
         try:
@@ -442,6 +452,21 @@ class Dashboard:
     async def schedule_delete(self, form: dict[str, str], session: Session, link: Link) -> str:
         await self._apply(session, link, [{"action": "delete", "type": "schedule", "content": form.get("content", "")}])
         return "/schedules"
+
+
+def person_of(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The person as an export holds them: profile fields, likes, dislikes, family, mood."""
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_type.setdefault(str(record.get("type")), []).append(record)
+    affection = (by_type.get("affection") or [{}])[0]
+    return {
+        "profile": {kind: by_type[kind][0]["content"] for kind in PROFILE_TYPES if by_type.get(kind)},
+        "likes": [r["content"] for r in by_type.get("like", [])],
+        "dislikes": [r["content"] for r in by_type.get("dislike", [])],
+        "family": by_type.get("family", []),
+        "mood": affection.get("mood", ""),
+    }
 
 
 def _forget_call(op: dict[str, Any]) -> dict[str, Any]:
