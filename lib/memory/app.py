@@ -44,7 +44,7 @@ class Device:
         else:
             print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
-        self.schedules = Schedules(self.store, Event)
+        self.schedules = Schedules(self.store, Event, cfg["language"])
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
                                     cfg["device_id"] or _default_device_id(), cfg["language"])
         self._sync_path = (data if self.keyed else "") + "/sync.json"
