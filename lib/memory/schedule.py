@@ -77,9 +77,10 @@ class Schedules:
     store.events() lists the events soonest first.
     """
 
-    def __init__(self, store, event_class):
+    def __init__(self, store, event_class, language="zh"):
         self.store = store
         self._event = event_class
+        self.language = language  # of the reminder sentences (zh or en)
 
     def active(self):
         return [ev for ev in self.store.events() if not ev.completed]
@@ -208,7 +209,7 @@ class Schedules:
             ev.reminded = 1
             ev.told = 0
             self.store.update_event(ev)
-            due.append(_reminder(ev, now))
+            due.append(_reminder(ev, now, self.language))
         return due
 
     def take_untold(self, now=None, tell=True):
@@ -222,7 +223,7 @@ class Schedules:
         for ev in self.active():
             if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
                 continue
-            out.append(_reminder(ev, now))
+            out.append(_reminder(ev, now, self.language))
             if tell:
                 ev.reminded = 1
                 ev.told = 1
@@ -249,25 +250,29 @@ class Schedules:
         return gone
 
 
-def _reminder(ev, now):
+def _reminder(ev, now, language="zh"):
     item = to_dict(ev)
     item["missed"] = ev.when < now
     item["urgency"] = urgency(ev.priority)
     item["minutes"] = (ev.when - now) // 60
-    item["text"] = reminder_text(item)
+    item["text"] = reminder_text(item, language)
     return item
 
 
-def reminder_text(item):
-    """The sentence a companion says for a reminder, by urgency."""
+def reminder_text(item, language="zh"):
+    """The sentence a companion says for a reminder, by urgency, in `language` (zh or en)."""
     hhmm = item["datetime"][11:]
+    en = language == "en"
     if item["missed"]:
-        return "你错过了一个日程：%s（原定 %s）。" % (item["content"], item["datetime"])
+        return ("You missed a plan: %s (it was at %s)." if en else "你错过了一个日程：%s（原定 %s）。") % (
+            item["content"], item["datetime"])
     if item["urgency"] == "urgent":
-        return "重要！%s 有「%s」，别忘了。" % (hhmm, item["content"])
-    if item["urgency"] == "normal":
-        return "提醒一下，%s 有「%s」哦。" % (hhmm, item["content"])
-    return "顺便说一句，%s 还有「%s」。" % (hhmm, item["content"])
+        text = "Important! At %s: %s. Don't forget." if en else "重要！%s 有「%s」，别忘了。"
+    elif item["urgency"] == "normal":
+        text = "Just a reminder: at %s, %s." if en else "提醒一下，%s 有「%s」哦。"
+    else:
+        text = "By the way, at %s there is %s." if en else "顺便说一句，%s 还有「%s」。"
+    return text % (hhmm, item["content"])
 
 
 def _check_content(content):

@@ -240,7 +240,7 @@ class Chat:
 
     async def _rule_reply(self, user: str, now: float) -> str:
         _, writes = fast_channel(user, datetime.fromtimestamp(now))
-        if writes:
+        if writes and self.pipelines.never.match(user) is None:  # a never-remember topic is not kept
             return acknowledge(writes)
         if _ASKS.search(user):
             try:
