@@ -31,7 +31,7 @@ class MemoryTool(mcp.Tool):
         if action == "delete":
             return m.delete(_need(args, "type"), args)
         if action == "complete_schedule":
-            return m.complete_schedule(_need(args, "content"))
+            return m.complete_schedule(_need(args, "content"), args.get("datetime"))
         if action == "recall":
             return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
                             args.get("end_date"), args.get("limit"))
