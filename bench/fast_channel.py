@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
 from fast_channel_lines import LINES, NOW, write_key  # noqa: E402
-
 from xzmem.pipelines.fast_channel import fast_channel  # noqa: E402
 
 

@@ -169,14 +169,14 @@ _NAME_STOP = re.compile(r"今年|我|住|来自|是|在|的|和|就|呀|啊|哦|
 _NAME_ZH = re.compile(r"(?:我(?:其实|本来|就)?叫|我的名字(?:其实)?(?:是|叫)|叫我)\s*([^\s，。,.！？!?；;、]{1,12})")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
-_NAME_IS_ZH = re.compile(r"^我(?:就)?是([%s][\u4e00-\u9fff]{1,2})$" % _SURNAMES)
+_NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 _NAME_EN = re.compile(r"(?i:\bmy name(?:'s| is)|\bcall me|\bI'?m called)\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)")
-_AGE_ZH = re.compile(r"(?:^|我)(?:今年)?(?:已经|才|刚|快)?(%s)岁" % _ZH_NUM)
+_AGE_ZH = re.compile(rf"(?:^|我)(?:今年)?(?:已经|才|刚|快)?({_ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned) (\d{1,3})(?= years? old\b|\s*$)", re.I)
 _PLACE_ZH = re.compile(r"(?:^|我)(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})")
 _PLACE_EN = re.compile(r"(?i:\bI(?: live in| am from|'m from| grew up in| moved to))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)")
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班")
-_BIRTHDAY_ZH = re.compile(r"我(?:的)?生日(?:是|在)?\s*(?:(\d{4})年)?(%s)月(%s)[日号]?" % (_ZH_NUM, _ZH_NUM))
+_BIRTHDAY_ZH = re.compile(rf"我(?:的)?生日(?:是|在)?\s*(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号]?")
 _BIRTHDAY_EN = re.compile(r"\bmy birthday is (?:on )?(?:the )?(?:(\w+) (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)? of (\w+))", re.I)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -184,7 +184,7 @@ _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "女生": "女", "女的": "女", "女孩": "女", "女孩子": "女"}
 _ROLE_NOUN = (r"人|工程师|学生|老师|教师|医生|护士|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
               r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈")
-_ROLE_ZH = re.compile(r"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{0,10}?(?:%s))$" % _ROLE_NOUN)
+_ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _ROLE_EN = re.compile(r"^I(?:'m| am) (?!an? (?:bit|little|lot|few)\b)(?:an? [a-z][\w -]{1,40}|retired)$", re.I)
@@ -208,9 +208,9 @@ _RELATIONS_ZH = (r"妈妈|妈|爸爸|爸|母亲|父亲|老婆|妻子|老公|丈�
                  r"女朋友|男朋友")
 _RELATIONS_EN = r"mom|mother|dad|father|wife|husband|son|daughter|brother|sister|grandma|grandpa|girlfriend|boyfriend"
 _FAMILY = [
-    re.compile(r"我(?:的)?(?:有(?:一个|一位|个)?)?(%s)(?:叫|的名字是|名叫)\s*([^\s，。,.！？!?；;、和]{1,8})" % _RELATIONS_ZH),
-    re.compile(r"(?i:\bmy (%s)(?:'s name is| is called| is named| is))\s+([A-Z][a-z'-]+)" % _RELATIONS_EN),
-    re.compile(r"(?i:\bI have an? (%s) (?:named|called))\s+([A-Z][a-z'-]+)" % _RELATIONS_EN),
+    re.compile(rf"我(?:的)?(?:有(?:一个|一位|个)?)?({_RELATIONS_ZH})(?:叫|的名字是|名叫)\s*([^\s，。,.！？!?；;、和]{{1,8}})"),
+    re.compile(rf"(?i:\bmy ({_RELATIONS_EN})(?:'s name is| is called| is named| is))\s+([A-Z][a-z'-]+)"),
+    re.compile(rf"(?i:\bI have an? ({_RELATIONS_EN}) (?:named|called))\s+([A-Z][a-z'-]+)"),
 ]
 _FAMILY_ZH = {"妈": "妈妈", "爸": "爸爸"}
 _DECISION_ZH = re.compile(r"决定|选择了|最终用|确定用")
@@ -355,7 +355,7 @@ def _zh_number(text: str) -> int | None:
 
 _DAY_WORD = re.compile(
     r"(今天|明天|后天|大后天|下周([一二三四五六日天])|周([一二三四五六日天])|星期([一二三四五六日天])"
-    r"|(%s)月(%s)[日号]|\btomorrow\b|\btoday\b|(?:\bon |\bnext )?\b(%s)\b)" % (_ZH_NUM, _ZH_NUM, "|".join(_WEEKDAYS_EN)),
+    r"|({})月({})[日号]|\btomorrow\b|\btoday\b|(?:\bon |\bnext )?\b({})\b)".format(_ZH_NUM, _ZH_NUM, "|".join(_WEEKDAYS_EN)),
     re.I,
 )
 _CLOCK_ZH = re.compile(r"(早上|上午|中午|下午|傍晚|晚上|凌晨)?\s*([\d一二两三四五六七八九十]{1,3})\s*[点:：]\s*(半|[\d]{1,2}分?|一刻)?")
