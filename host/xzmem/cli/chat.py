@@ -73,7 +73,7 @@ def chat(
     device: DeviceOpt = None,
     token: TokenOpt = None,
     idle_minutes: Annotated[float | None, typer.Option(
-        "--idle-minutes", min=0.05, help="Silence that ends a conversation (reflection); default [chat] idle_minutes, 5.")] = None,
+        "--idle-minutes", min=0.05, help="Silence that ends a conversation (reflection); default \\[chat] idle_minutes, 5.")] = None,
 ) -> None:
     """Chat with the device's memory: the LLM answers with the `memory` tool, the pipelines write what
     was learned after each turn, reminders show up as they fall due. /exit or end of input quits."""

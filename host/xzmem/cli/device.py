@@ -30,6 +30,7 @@ from xzmem.cli.common import (
     say,
     stderr,
     stdout,
+    url_token,
     with_device,
 )
 from xzmem.config import config_path
@@ -44,6 +45,7 @@ from xzmem.device.transfer import (
     export_records,
     import_records,
     read_export,
+    refused_records,
     summarize_import,
     write_export,
 )
@@ -260,6 +262,10 @@ def export_(
     with one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
+        folder = file.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            # said before the device is asked for anything: a long export must not end here
+            raise CliProblem(f"cannot write {file}: folder {folder} {'is not writable' if folder.is_dir() else 'does not exist'}")
 
         async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]]]:
             device_id = await client.device_id()
@@ -301,6 +307,11 @@ def import_(
         if replayed:
             parts.append(f"{replayed} of {len(answers)} chunks already imported")
         say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
+        refused = refused_records(records, answers)
+        for line in refused:
+            stderr().print("  refused " + line, markup=False, soft_wrap=True)
+        if refused:
+            raise CliProblem(f"the device refused {len(refused)} of {len(records)} records (listed above); the others are stored")
 
 
 # --- outbox ------------------------------------------------------------------------------------
@@ -443,7 +454,7 @@ def config(
             "config_file": str(path),
             "exists": path.exists(),
             "device": redact(settings.target) if settings.target else None,
-            "token": "set" if settings.token else None,
+            "token": "set" if settings.token or (settings.target and url_token(settings.target)) else None,
             "data_dir": str(settings.data_dir),
             "sources": settings.sources,
         }

@@ -20,13 +20,14 @@ def sim_command(
     utc_offset: Annotated[int, typer.Option("--utc-offset", help="Device local time offset in seconds.")] = 8 * 3600,
     endpoint: Annotated[str | None, typer.Option("--endpoint", help="MCP endpoint URL the device connects out to.")] = None,
     xiaozhi: Annotated[str | None, typer.Option("--xiaozhi", help="xiaozhi WebSocket server URL to connect to.")] = None,
-    device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present.")] = None,
+    device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present; default: one derived from --data.")] = None,
     trusted_links: Annotated[str | None, typer.Option(
         "--trusted-links", help="Outbound links that go to your own xzmem gateway: endpoint, xiaozhi or both.")] = None,
 ) -> None:
     """Run the device's boot.py and main.py on CPython; prints 'xzmem device ready ws://HOST:PORT/mcp'."""
     try:
-        cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id, trusted_links)
+        cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id or sim.stable_device_id(data),
+                                trusted_links)
         sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed)
     except sim.SimError as e:
         typer.echo(f"xzmem: {e}", err=True)

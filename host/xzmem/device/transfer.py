@@ -117,3 +117,17 @@ def summarize_import(answers: list[Any]) -> tuple[dict[str, int], int]:
             kind = result.get("result", "?") if isinstance(result, dict) else "?"
             tally[kind] = tally.get(kind, 0) + 1
     return tally, replayed
+
+
+def refused_records(records: list[dict[str, Any]], answers: list[Any]) -> list[str]:
+    """One line per record the device refused: its place in the file, its type and the device's reason."""
+    lines = []
+    for n, answer in enumerate(answers):
+        results = answer.get("results", []) if isinstance(answer, dict) else []
+        for i, result in enumerate(results):
+            if isinstance(result, dict) and result.get("result") == "REFUSED":
+                index = n * IMPORT_CHUNK + i
+                record = records[index] if index < len(records) else {}
+                kind = record.get("type", "?") if isinstance(record, dict) else "?"
+                lines.append(f"record {index + 1} ({kind}): {result.get('detail') or 'no reason given'}")
+    return lines
