@@ -248,7 +248,7 @@ def _progress(console: Console, total: int | None) -> Progress:
         columns.append(TextColumn("{task.completed:.0f}"))
     else:
         columns += [BarColumn(), MofNCompleteColumn()]
-    return Progress(*columns, console=console)
+    return Progress(*columns, console=console, disable=not console.is_terminal)  # a log gets no bar
 
 
 @commands.command("export")
