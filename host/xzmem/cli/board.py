@@ -166,7 +166,8 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
     stale = mippackage.stale_fields()
     if check:
         if stale:
-            console.print(f"[bold red]package.json is stale[/] ({', '.join(stale)}): run `xzmem mip`")
+            Console(stderr=True, soft_wrap=True).print(
+                f"[bold red]xzmem:[/] package.json is stale ({', '.join(stale)}): run `xzmem mip`")
             raise typer.Exit(1)
         console.print("package.json mip fields are current")
         return
