@@ -299,6 +299,11 @@ class Partition:
         self.path, self.size = Partition._table[label]
         self.block_size = block_size
         self.block_count = self.size // block_size
+        # Counters and a power cut, as NVSFlash has them: a write is a block program or erase.
+        self.writes = 0
+        self.bytes_written = 0
+        self.erases = 0
+        self.cut_at = 0
         try:
             os.stat(self.path)
         except OSError:
@@ -322,7 +327,18 @@ class Partition:
             data = f.read(len(buf))
         buf[: len(data)] = data
 
+    def cut_power_at(self, write_number):
+        """Lose power during flash write number `write_number` (1-based, counted from now)."""
+        self.cut_at = self.writes + write_number
+
+    def _write(self, size):
+        self.writes += 1
+        if self.cut_at and self.writes >= self.cut_at:
+            raise PowerCut("power cut at flash write %d" % self.writes)
+        self.bytes_written += size
+
     def writeblocks(self, block_num, buf, offset=None):
+        self._write(len(buf))
         if offset is None:
             # Without an offset the blocks are erased first, as the real driver does.
             offset = 0
@@ -336,6 +352,8 @@ class Partition:
         if op == 5:  # block size
             return self.block_size
         if op == 6:  # erase a block
+            self._write(0)
+            self.erases += 1
             with open(self.path, "r+b") as f:
                 f.seek(arg * self.block_size)
                 f.write(b"\xff" * self.block_size)

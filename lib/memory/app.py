@@ -74,15 +74,18 @@ class Device:
         clock.set_utc_offset(cfg["utc_offset"])
         self.archive = None
         self.keyed = None
+        journal = None
         if fs.exists(data):
+            from memory.ackjournal import AckJournal
             from memory.archive import Archive
             from memory.keyed import KeyedStore
 
             self.archive = Archive(data + "/archive")
             self.keyed = KeyedStore(data + "/keyed")
+            journal = AckJournal(data + "/acked.jnl")
         else:
-            print("memory: %s is not mounted; no archive and no keyed memories this boot" % data)
-        self.store = Store(archiver=self.archive, keyed=self.keyed)
+            print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
+        self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
         self.schedules = Schedules(self.store, Event)
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
                                     cfg["device_id"] or links.default_device_id())
@@ -90,6 +93,7 @@ class Device:
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
         self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS)
+        self.dispatcher.on_close = self.link_closed
         self.dispatcher.add(MemoryTool(self.memory))
         self.dispatcher.add(SyncTool(self.memory, self.sync))
         self.server = None
@@ -107,6 +111,11 @@ class Device:
         result = self.dispatcher.call_local(name, args, mcp.Link("serial", trusted=True))
         self.store.flush()
         return mcp.dumps(result)
+
+    def link_closed(self, link):
+        """A client that made changes went away: its conversation is over, so NVS is written once."""
+        if self.store.pending():
+            self.store.flush()
 
     def _reminder_to_server(self, item):
         text = mcp.notification("notifications/message", {"level": "info", "logger": "memory.reminder", "data": item})

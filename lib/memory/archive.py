@@ -420,7 +420,8 @@ class Archive:
             seen.append(item["id"])
             rec = dict(item)
             rec["type"] = kind
-            rec["archived_at"] = now
+            if not _is_int(rec.get("archived_at")):
+                rec["archived_at"] = now  # a line restored from an export keeps its first archive time
             t = rec["learned_at"]
             groups.setdefault(_month(t), []).append((rec["id"], t, (_dumps(rec) + "\n").encode()))
         plan = []  # [kind, month dir, part, bytes before]: the journal

@@ -24,9 +24,12 @@ class LineReader:
         self.lines_read = 0
         self.torn = 0
 
-    def lines(self, path):
+    def lines(self, path, offset=0):
+        """The lines from byte `offset` on (the start of a line)."""
         f = fs.open(path, "rb")
         try:
+            if offset:
+                f.seek(offset)
             buf = self.buf
             mv = memoryview(buf)
             start = end = 0

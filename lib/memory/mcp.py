@@ -186,6 +186,16 @@ class Dispatcher:
         self.version = version
         self.instructions = instructions
         self.tools = []  # in registration order, which is the listing order
+        self.on_close = None  # called with a link when its connection ends (the device flushes then)
+
+    def link_closed(self, link):
+        """A link's connection ended: tell on_close; its failure is printed, never raised into the link."""
+        if self.on_close is None:
+            return
+        try:
+            self.on_close(link)
+        except Exception as e:  # a failed flush keeps the changes in RAM and the journal
+            print("%s: after the connection closed: %s" % (link.name, error_message(e)))
 
     def add(self, tool):
         """Register a tool; ValueError if its name is taken or malformed, or it cannot fit in a page."""

@@ -5,6 +5,8 @@
 # record either old or new. Deleting a one-record key erases it. The id counter "nid" is written
 # before the records of a flush, so an id handed out is never handed out again after a power cut.
 
+import struct
+
 import esp32
 from micropython import const
 
@@ -14,6 +16,8 @@ ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
 _ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
+_ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
+_ERASED = b"\xff\xff"
 
 
 def blob_entries(size):
@@ -40,7 +44,8 @@ class Table:
         self.counted = counted
         self.buf = bytearray(size * cap)
         self.used = bytearray(cap)
-        self.dirty = bytearray(cap // per_key)
+        self.dirty = bytearray(cap // per_key)  # keys the next NVS flush writes
+        self.unlogged = bytearray(cap // per_key)  # keys changed since the last journal record
 
     def keys(self):
         return len(self.dirty)
@@ -98,7 +103,9 @@ class NvStore:
         self.tables = tables
         self.next_id = 1
         self._saved_id = 0
+        self._logged_id = 0  # the id counter as the last journal record (or flush) has it
         self.dirty_since = None
+        self.changed_at = None  # when the last change was made
         self.corrupt = []  # keys whose stored blob had the wrong size, ignored at load
 
     def load(self):
@@ -114,9 +121,8 @@ class NvStore:
             view = memoryview(t.buf)
             for n in range(t.keys()):
                 start = n * block
-                part = view[start : start + block]
                 try:
-                    got = self._nvs.get_blob(t.key(n), part)
+                    got = self._nvs.get_blob(t.key(n), view[start : start + block])
                 except OSError as e:
                     if e.args[0] == ERR_NOT_FOUND:
                         continue
@@ -128,12 +134,86 @@ class NvStore:
                     for i in range(start, start + block):
                         t.buf[i] = 0
                     continue
-                for s in range(n * t.per_key, (n + 1) * t.per_key):
-                    rid = _u32(t.buf, s * t.size)
-                    t.used[s] = 1 if t.per_key == 1 or rid else 0
-                    if t.used[s] and t.counted and rid > top:
-                        top = rid
+                top = max(top, _mark_used(t, n))
         self.next_id = max(self._saved_id, top) + 1
+        self._logged_id = self.next_id - 1
+
+    # ---- journal records: the images of the keys changed since the last record ----
+
+    def unlogged(self):
+        """A journal record of every key changed since the last one (None when there is none).
+
+        `<I` the last id handed out, then per key: name length (B), name, data length (H,
+        0xFFFF for an erased key), data.
+        """
+        parts = [struct.pack("<I", self.next_id - 1)]
+        for t in self.tables:
+            block = t.size * t.per_key
+            for n in range(t.keys()):
+                if not t.unlogged[n]:
+                    continue
+                key = t.key(n).encode()
+                if t.per_key == 1 and not t.used[n]:
+                    parts.append(struct.pack("<B", len(key)) + key + _ERASED)
+                else:
+                    parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block)
+                                 + bytes(t.buf[n * block : (n + 1) * block]))
+        return b"".join(parts) if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
+
+    def logged(self):
+        """The keys of the last unlogged() record are in the journal now."""
+        self._logged_id = self.next_id - 1
+        for t in self.tables:
+            for n in range(t.keys()):
+                t.unlogged[n] = 0
+
+    def replay(self, record):
+        """Put a journal record's key images back into the tables, marked for the next flush.
+
+        Images overwrite whole keys, so replaying a record twice, or one NVS already holds,
+        changes nothing. Returns the number of keys taken; unknown keys and wrong sizes are skipped.
+        """
+        self.next_id = max(self.next_id, struct.unpack_from("<I", record, 0)[0] + 1)
+        pos = 4
+        taken = 0
+        while pos < len(record):
+            klen = record[pos]
+            key = bytes(record[pos + 1 : pos + 1 + klen]).decode()
+            pos += 1 + klen
+            dlen = struct.unpack_from("<H", record, pos)[0]
+            pos += 2
+            data = b"" if dlen == _ERASE_LEN else record[pos : pos + dlen]
+            pos += len(data)
+            t, n = self._find_key(key)
+            if t is None or (data and len(data) != t.size * t.per_key) or (not data and t.per_key != 1):
+                continue
+            block = t.size * t.per_key
+            if data:
+                t.buf[n * block : (n + 1) * block] = data
+                top = _mark_used(t, n)
+                if top >= self.next_id:
+                    self.next_id = top + 1
+            else:
+                for i in range(n * block, (n + 1) * block):
+                    t.buf[i] = 0
+                t.used[n] = 0
+            t.dirty[n] = 1
+            taken += 1
+        if taken:
+            self._touch()
+        return taken
+
+    def _find_key(self, key):
+        for t in self.tables:
+            p = len(t.prefix)
+            if key[:p] == t.prefix and key[p:].isdigit() and int(key[p:]) < t.keys():
+                return t, int(key[p:])
+        return None, 0
+
+    def keep_ids_above(self, rid):
+        if rid >= self.next_id:
+            self.next_id = rid + 1
+            self._touch()
 
     def new_id(self):
         rid = self.next_id
@@ -157,6 +237,7 @@ class NvStore:
         table.buf[start : start + table.size] = data
         table.used[slot] = 1
         table.dirty[slot // table.per_key] = 1
+        table.unlogged[slot // table.per_key] = 1
         self._touch()
         return True
 
@@ -168,12 +249,14 @@ class NvStore:
             table.buf[i] = 0
         table.used[slot] = 0
         table.dirty[slot // table.per_key] = 1
+        table.unlogged[slot // table.per_key] = 1
         self._touch()
         return True
 
     def _touch(self):
+        self.changed_at = self._now()
         if self.dirty_since is None:
-            self.dirty_since = self._now()
+            self.dirty_since = self.changed_at
 
     def pending(self):
         """NVS writes the next flush will make."""
@@ -236,6 +319,17 @@ class NvStore:
                 if sum(t.used[k * t.per_key : (k + 1) * t.per_key]):
                     n += blob_entries(t.size * t.per_key)
         return n
+
+
+def _mark_used(t, n):
+    """Set the used flags of key n's slots from their ids; the highest counted id among them."""
+    top = 0
+    for s in range(n * t.per_key, (n + 1) * t.per_key):
+        rid = _u32(t.buf, s * t.size)
+        t.used[s] = 1 if t.per_key == 1 or rid else 0
+        if t.used[s] and t.counted and rid > top:
+            top = rid
+    return top
 
 
 def _u32(buf, off):

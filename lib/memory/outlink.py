@@ -103,6 +103,7 @@ class OutboundLink:
             if self.announcer:
                 self.announcer.remove(self.sink)
             sock.abort()
+            self.dispatcher.link_closed(self.link)
 
     async def session(self, sock):
         raise NotImplementedError

@@ -171,6 +171,7 @@ class Server:
                 if conn in self.connections:
                     self.connections.remove(conn)
                 conn.ws.abort()
+                self.dispatcher.link_closed(conn.link)
             else:
                 try:
                     writer.close()

@@ -1,8 +1,10 @@
 # The hot store: seed 003's typed memories in NVS, each change answering ADDED / UPDATED / DELETED / NOOP.
 #
-# Writes land in a RAM image and are flushed together: at the end of a conversation, by
-# tick()/autoflush() at most 60 s after the first unsaved change, or by flush(). Facts and moments
-# over capacity go to the archive hook first and leave NVS only once it has taken them.
+# Writes land in a RAM image. commit() makes them survive a power cut before they are acknowledged
+# (the changed keys go to the journal, memory.ackjournal); NVS is written in one flush at the end
+# of a conversation, by tick()/autoflush() after `flush_within` idle seconds, or by flush(), and
+# each flush cuts the journal. Facts and moments over capacity go to the archive hook first and
+# leave NVS only once it has taken them.
 
 import struct
 
@@ -35,6 +37,7 @@ _FACT_ARCHIVE = const(5)  # facts at capacity hand over their oldest 5
 _MOMENT_ARCHIVE = const(3)  # moments at capacity hand over their oldest 3
 _DAY = const(86400)
 _U32_MAX = const(0xFFFFFFFF)
+_JOURNAL_LIMIT = const(32768)  # a journal this long is flushed to NVS without waiting for the end
 
 __all__ = ("Store", "Event", "ADDED", "UPDATED", "DELETED", "NOOP", "TYPES", "READ_TYPES")
 
@@ -43,16 +46,19 @@ class Store:
     """Typed hot memory over one NVS namespace.
 
     archiver: optional object with append(kind, items) (lib/memory/archive.py); now: optional
-    callable giving Unix seconds (tests); keyed: optional keyed-memory store (memory.keyed).
+    callable giving Unix seconds (tests); keyed: optional keyed-memory store (memory.keyed);
+    journal: optional memory.ackjournal.AckJournal, replayed here and written by commit().
     """
 
-    def __init__(self, namespace="xzmem", archiver=None, now=None, keyed=None, flush_within=60):
+    def __init__(self, namespace="xzmem", archiver=None, now=None, keyed=None, flush_within=60, journal=None):
         self._clock = now or clock.now
         self._restoring_at = 0  # while restore() runs: the time the record being restored was learned
         self._now = self._stamp
         self.archiver = archiver
         self.keyed = keyed
         self.flush_within = flush_within
+        self.journal = journal
+        self.journal_error = None  # why the last commit went to NVS instead of the journal
         tables = []
         self._nv = NvStore(namespace, tables, self._now)
         nv, now = self._nv, self._now
@@ -74,7 +80,22 @@ class Store:
             tables.append(part.table)
         tables.append(self._events)
         nv.load()
+        self.replayed = self._replay()
         self._chat.loaded()
+        if self.replayed:
+            try:
+                self.flush()
+            except OSError as e:  # the records stay in RAM and in the journal
+                print("memory: flushing the replayed journal failed:", e)
+
+    def _replay(self):
+        """Keys the journal holds that the last flush may not have written (the power went first)."""
+        if self.journal is None:
+            return 0
+        taken = 0
+        for record in self.journal.records():
+            taken += self._nv.replay(record)
+        return taken
 
     def _stamp(self):
         return self._restoring_at or self._clock()
@@ -232,6 +253,10 @@ class Store:
         self._nv.clear(self._events, slot)
         return DELETED
 
+    def keep_ids_above(self, rid):
+        """Hand out no id up to `rid` again (records imported with their ids); saved with the next commit."""
+        self._nv.keep_ids_above(rid)
+
     # ---- archive rules ----
 
     def _archive_oldest(self, kind, table, n):
@@ -288,25 +313,60 @@ class Store:
 
     # ---- batching ----
 
+    def commit(self):
+        """Make every change so far survive a power cut; call it before the change is acknowledged.
+
+        The keys changed since the last commit go to the journal as one record; with no journal,
+        or one that cannot be written, NVS is flushed instead. Returns "journal", "nvs" or None
+        when nothing changed. A long journal is flushed to NVS as well.
+        """
+        record = self._nv.unlogged()
+        if record is None:
+            return None
+        if self.journal is not None:
+            try:
+                self.journal.append(record)
+                self._nv.logged()
+                self.journal_error = None
+                if self.journal.size >= _JOURNAL_LIMIT:
+                    self.flush()
+                return "journal"
+            except (OSError, ValueError) as e:
+                self.journal_error = str(e)
+        self.flush()
+        return "nvs"
+
     def flush(self):
-        """Write every pending change to NVS; returns the number of NVS writes."""
-        return self._nv.flush()
+        """Write every pending change to NVS, then cut the journal; returns the number of NVS writes."""
+        j = self.journal
+        if j is not None and j.size:
+            # Journal what this flush writes too, so a cut journal or a replayed one both give it.
+            record = self._nv.unlogged()
+            if record is not None:
+                try:
+                    j.append(record)
+                except (OSError, ValueError):
+                    pass
+        writes = self._nv.flush()
+        self._nv.logged()
+        if j is not None:
+            j.cut()
+        return writes
 
     def pending(self):
         """NVS writes waiting for the next flush."""
         return self._nv.pending()
 
     def tick(self, now=None, slack=0):
-        """Flush if the oldest unsaved change is `flush_within` seconds old (less `slack`). Returns writes."""
-        since = self._nv.dirty_since
-        if since is None:
+        """Flush once no change has come for `flush_within` seconds (less `slack`). Returns writes."""
+        if self._nv.dirty_since is None:
             return 0
-        if (self._now() if now is None else now) - since + slack >= self.flush_within:
+        if (self._now() if now is None else now) - self._nv.changed_at + slack >= self.flush_within:
             return self.flush()
         return 0
 
     async def autoflush(self, every=5):
-        """Run forever: check every `every` seconds so no change waits longer than `flush_within`."""
+        """Run forever: check every `every` seconds, flushing after `flush_within` idle seconds."""
         import asyncio
 
         while True:
@@ -340,6 +400,11 @@ class Store:
             out["nvs"] = {"used": flash.entries_used(), "free": flash.entries_free(), "usable": flash.usable_entries}
         if self.keyed is not None:
             out["keyed"] = self.keyed.count()
+        if self.journal is not None:
+            out["journal"] = self.journal.stats()
+            out["journal"]["replayed_keys"] = self.replayed
+            if self.journal_error:
+                out["journal"]["error"] = self.journal_error
         return out
 
 

@@ -1,25 +1,23 @@
-# memory_sync: op batches from the host applied once each, and export/import of all memory.
+# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup).
 #
 # The replay log (last 32 batch ids with their results) is a JSON file written new-then-renamed
-# after the batch's changes are flushed. A power cut between the two makes the host resend a batch
-# that was applied; every op but `coins` gives the same state when applied twice, so a batch with
-# coins first logs the total it starts from, and a resent one adds its coins to that total again.
+# after the batch's changes are committed (one journal record, see store.commit). A power cut
+# between the two makes the host resend a batch that was applied; every op but `coins` gives the
+# same state when applied twice, so a batch with coins first logs the total it starts from, and a
+# resent one adds its coins to that total again.
 
 import json
 
 from micropython import const
 
 from memory import fs
+from memory.backup import Exporter, restore
 from memory.service import coin_amount
 from memory.store import TYPES as STORE_TYPES
 
 _KEEP_BATCHES = const(32)
 _MAX_OPS = const(64)
 _MAX_BATCH_ID = const(64)
-_PAGE_BYTES = const(8000)  # an export page stays well inside one 16 KB WebSocket message
-_PROFILE = ("name", "age", "gender", "location", "birthday")
-_SECTIONS = _PROFILE + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule",
-                        "affection", "keyed")
 OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
 
 
@@ -30,6 +28,7 @@ class Sync:
         self.log = []  # [[batch_id, result or {"coins_before": n} while applying], ...], oldest first
         self._coins = 0  # total_coins_spent as the batch being applied has left it
         self.log_error = None
+        self._exporter = Exporter(memory)
         self._load()
 
     def _load(self):
@@ -73,7 +72,7 @@ class Sync:
             self._coins = self.memory.store.affection()["total_coins_spent"]
             self._remember(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
         results = [self._apply_one(op) for op in ops]
-        self.memory.store.flush()
+        self.memory.store.commit()  # the batch is one journal record: on flash before it is logged
         out = {"batch_id": batch_id, "replayed": False, "results": results}
         self._remember(batch_id, out)
         return out
@@ -99,6 +98,10 @@ class Sync:
         return out
 
     def _apply_one(self, op):
+        if isinstance(op, dict) and op.get("op") == "restore":  # one export record, from import_records
+            out = restore(self.memory, op.get("record"))
+            out["op"] = "restore"
+            return out
         if not isinstance(op, dict) or op.get("op") not in OPS:
             name = op.get("op") if isinstance(op, dict) else op
             return {"op": name, "result": "REFUSED", "detail": "op must be one of %s" % ", ".join(OPS)}
@@ -133,43 +136,18 @@ class Sync:
             result["detail"] = "conflicts with %s" % ", ".join(c["content"] for c in out["conflicts"])
         return result
 
-    def export(self, cursor=None, limit=100):
-        """A page of records, each {"type", ...fields}; `next_cursor` is "section:index" or None."""
-        section, index = _parse_cursor(cursor)
-        if not isinstance(limit, int) or not 0 < limit <= 200:
-            raise ValueError("limit must be 1-200, got %r" % (limit,))
-        records = []
-        size = 0
-        for si in range(section, len(_SECTIONS)):
-            items = self._section(_SECTIONS[si])
-            start = index if si == section else 0
-            for i in range(start, len(items)):
-                item = items[i]
-                item["type"] = _SECTIONS[si]
-                size += len(json.dumps(item))
-                if records and (len(records) >= limit or size > _PAGE_BYTES):
-                    return {"records": records, "next_cursor": "%s:%d" % (_SECTIONS[si], i)}
-                records.append(item)
-        return {"records": records, "next_cursor": None}
-
-    def _section(self, name):
-        m = self.memory
-        if name == "schedule":
-            return m.schedules.upcoming(limit=64)
-        if name == "affection":
-            return [m.store.affection()]
-        if name == "keyed":
-            return m.keyed.list() if m.keyed else []
-        return m.store.read(name)
+    def export(self, cursor=None, limit=100, archive=False):
+        """A page of export records (memory.backup); `next_cursor` continues, None at the end."""
+        return self._exporter.page(cursor, limit, archive)
 
     def import_records(self, batch_id, records):
-        """Apply an export's records as one batch.
+        """Restore an export's records as one batch; each keeps the times it was learned.
 
-        The receiving device numbers the records itself; they keep the times they were learned.
+        Results are per record, in order: {"op": "restore", "type", "result", "detail"}.
         """
         if not isinstance(records, list) or not 0 < len(records) <= _MAX_OPS:
             raise ValueError("records must be a list of 1-%d records" % _MAX_OPS)
-        return self.apply(batch_id, [_record_op(r) for r in records])
+        return self.apply(batch_id, [{"op": "restore", "record": r} for r in records])
 
 
 def _kind(op):
@@ -183,33 +161,6 @@ def _keyed(memory):
     if memory.keyed is None:
         raise OSError("keyed memories need the memory partition, which is not mounted")
     return memory.keyed
-
-
-def _parse_cursor(cursor):
-    if cursor is None or cursor == "":
-        return 0, 0
-    parts = cursor.split(":") if isinstance(cursor, str) else []
-    if len(parts) != 2 or parts[0] not in _SECTIONS or not parts[1].isdigit():
-        raise ValueError("cursor must be a next_cursor from a previous export, got %r" % (cursor,))
-    return _SECTIONS.index(parts[0]), int(parts[1])
-
-
-def _record_op(record):
-    if not isinstance(record, dict) or record.get("type") not in _SECTIONS:
-        return {"op": "write", "type": record.get("type") if isinstance(record, dict) else None}
-    kind = record["type"]
-    if kind == "keyed":
-        op = dict(record)
-        op["op"] = "put_mem"
-        return op
-    if kind == "affection":
-        return {"op": "coins", "amount": record.get("total_coins_spent", 0)}
-    op = dict(record)
-    op.pop("id", None)  # the receiving device numbers its records itself
-    op["op"] = "write"
-    if kind == "schedule":
-        op["force"] = True
-    return op
 
 
 def _has_coins(ops):

@@ -64,6 +64,7 @@ SYNC_SCHEMA = {
         "records": {"type": "array", "items": {"type": "object"}},
         "cursor": {"type": "string"},
         "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+        "archive": {"type": "boolean", "description": "export: the archive too (it comes first)"},
         "unix": {"type": "integer"},
         "utc_offset": {"type": "integer"},
     },

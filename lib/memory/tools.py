@@ -26,16 +26,23 @@ class MemoryTool(mcp.Tool):
             if not kind:
                 return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
             return m.read(kind)
-        if action == "write":
-            return m.write(_need(args, "type"), args)
-        if action == "delete":
-            return m.delete(_need(args, "type"), args)
-        if action == "complete_schedule":
-            return m.complete_schedule(_need(args, "content"), args.get("datetime"))
+        if action == "write" or action == "delete" or action == "complete_schedule":
+            try:
+                return self._change(action, args)
+            finally:
+                m.store.commit()  # before the answer leaves: an acknowledged change survives a power cut
         if action == "recall":
             return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
                             args.get("end_date"), args.get("limit"))
         return m.search(_need(args, "keyword"), args.get("limit"))
+
+    def _change(self, action, args):
+        m = self.memory
+        if action == "write":
+            return m.write(_need(args, "type"), args)
+        if action == "delete":
+            return m.delete(_need(args, "type"), args)
+        return m.complete_schedule(_need(args, "content"), args.get("datetime"))
 
 
 class SyncTool(mcp.Tool):
@@ -56,7 +63,7 @@ class SyncTool(mcp.Tool):
         if action == "import":
             return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
         if action == "export":
-            return self.sync.export(args.get("cursor"), args.get("limit") or 100)
+            return self.sync.export(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True)
         if action == "stats":
             return self.memory.stats()
         unix = clock.check_settable(_need(args, "unix"))

@@ -133,7 +133,9 @@ def test_memory_sync_is_for_trusted_callers_and_replays_batches(device):
             err, found = await call(s, "memory", {"action": "search", "keyword": "咖啡"})
             assert found["items"][0]["key"] == "mem_001"
             err, st = await sync(c, {"action": "stats"})
-            assert st["keyed"] == 1 and st["nvs"]["usable"] == 1386 and st["flash_bytes_written"] > 0
+            # the batch is in the journal; NVS is written once the conversation ends
+            assert st["keyed"] == 1 and st["nvs"]["usable"] == 1386 and st["flash_bytes_written"] == 0
+            assert st["store"]["journal"]["appends"] == 1 and st["pending_writes"] > 0
             err, clock = await sync(c, {"action": "set_clock", "unix": 1770300000, "utc_offset": 28800})
             assert clock["now"] == "2026-02-05T22:00:00"
 
@@ -203,3 +205,24 @@ def test_wrong_or_missing_token_is_refused_before_the_upgrade(device):
     assert run(status(device.url.replace("test-token", "nope-token"))) == 401
     assert run(status(device.url.split("?")[0])) == 401
     assert run(status(device.url)) == 101
+
+
+def test_a_client_that_made_changes_and_leaves_ends_the_conversation_with_one_flush(device):
+    async def scenario():
+        async with host_client(device) as c:
+            async with session(device.url) as s:
+                for content in ("主人喜欢下雨天", "主人明天去爬山"):
+                    err, out = await call(s, "memory", {"action": "write", "type": "fact", "content": content})
+                    assert not err and out["result"] == "ADDED"
+                err, st = await sync(c, {"action": "stats"})
+                assert st["flash_bytes_written"] == 0 and st["store"]["journal"]["appends"] == 2
+            # the writing client is gone: its conversation ended, NVS was written once, the journal cut
+            for _ in range(50):
+                err, st = await sync(c, {"action": "stats"})
+                if st["flash_bytes_written"]:
+                    break
+                await asyncio.sleep(0.1)
+            assert st["pending_writes"] == 0 and st["flash_bytes_written"] > 0
+            assert st["store"]["journal"]["bytes"] == 0
+
+    run(scenario())

@@ -46,7 +46,6 @@ from xzmem.device.transfer import (
     export_records,
     import_records,
     read_export,
-    refused_records,
     summarize_import,
     write_export,
 )
@@ -297,10 +296,13 @@ def _progress(console: Console, total: int | None) -> Progress:
 def export_(
     file: Annotated[Path, typer.Argument(help="Where to write the export (JSON).", dir_okay=False)],
     force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite FILE if it exists.")] = False,
+    archive: Annotated[
+        bool, typer.Option("--archive", help="Also save the archive (older facts, moments, events), paged.")
+    ] = False,
     device: DeviceOpt = None,
     token: TokenOpt = None,
 ) -> None:
-    """Save all of the device's memory to FILE."""
+    """Save all of the device's memory to FILE (a full backup with --archive)."""
     with one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
@@ -313,7 +315,7 @@ def export_(
             device_id = await client.device_id()
             with _progress(stderr(), None) as progress:
                 task = progress.add_task("exporting records", total=None)
-                records = await export_records(client, lambda n: progress.advance(task, n))
+                records = await export_records(client, lambda n: progress.advance(task, n), archive)
             return device_id, records
 
         device_id, records = with_device(resolve_settings(device, token), work)
@@ -341,19 +343,18 @@ def import_(
                 return await import_records(client, records, lambda n: progress.advance(task, n))
 
         answers = with_device(resolve_settings(device, token), work)
+        tally, replayed, refused = summarize_import(answers)
         if as_json:
             _print_json(answers)
-            return
-        tally, replayed = summarize_import(answers)
-        parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
-        if replayed:
-            parts.append(f"{replayed} of {len(answers)} chunks already imported")
-        say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
-        refused = refused_records(records, answers)
-        for line in refused:
-            stderr().print("  refused " + line, markup=False, soft_wrap=True)
+        else:
+            parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
+            if replayed:
+                parts.append(f"{replayed} of {len(answers)} chunks already imported")
+            say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
+            for index, kind, reason in refused:
+                say(f"  refused records[{index}] ({kind}): {reason}")
         if refused:
-            raise CliProblem(f"the device refused {len(refused)} of {len(records)} records (listed above); the others are stored")
+            raise CliProblem(f"{len(refused)} of {len(records)} records were refused (listed above); the rest are stored")
 
 
 # --- outbox ------------------------------------------------------------------------------------

@@ -21,12 +21,17 @@ class ExportFileError(ValueError):
     """An export file that cannot be imported; the message names the file and the fault."""
 
 
-async def export_records(client: DeviceClient, on_page: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
-    """Every record the device exports, page by page; `on_page(n)` after each page of n records."""
+async def export_records(
+    client: DeviceClient, on_page: Callable[[int], None] | None = None, archive: bool = False
+) -> list[dict[str, Any]]:
+    """Every record the device exports (the archive's lines first with `archive`), page by page;
+    `on_page(n)` after each page of n records."""
     records: list[dict[str, Any]] = []
     cursor: str | None = None
     while True:
         args: dict[str, Any] = {"action": "export", "limit": EXPORT_PAGE}
+        if archive:
+            args["archive"] = True
         if cursor:
             args["cursor"] = cursor
         page = await client.sync(**args)
@@ -103,31 +108,21 @@ async def import_records(
     return answers
 
 
-def summarize_import(answers: list[Any]) -> tuple[dict[str, int], int]:
-    """(count per result kind, number of chunks the device had already imported)."""
+def summarize_import(answers: list[Any]) -> tuple[dict[str, int], int, list[tuple[int, str, str]]]:
+    """(count per result kind, chunks the device had already imported, refused records as
+    (index in the file, type, the device's reason))."""
     tally: dict[str, int] = {}
     replayed = 0
-    for answer in answers:
+    refused: list[tuple[int, str, str]] = []
+    for n, answer in enumerate(answers):
         if not isinstance(answer, dict):
             continue
         if answer.get("replayed"):
             replayed += 1
-            continue
-        for result in answer.get("results", []):
+        for i, result in enumerate(answer.get("results", [])):
             kind = result.get("result", "?") if isinstance(result, dict) else "?"
-            tally[kind] = tally.get(kind, 0) + 1
-    return tally, replayed
-
-
-def refused_records(records: list[dict[str, Any]], answers: list[Any]) -> list[str]:
-    """One line per record the device refused: its place in the file, its type and the device's reason."""
-    lines = []
-    for n, answer in enumerate(answers):
-        results = answer.get("results", []) if isinstance(answer, dict) else []
-        for i, result in enumerate(results):
-            if isinstance(result, dict) and result.get("result") == "REFUSED":
-                index = n * IMPORT_CHUNK + i
-                record = records[index] if index < len(records) else {}
-                kind = record.get("type", "?") if isinstance(record, dict) else "?"
-                lines.append(f"record {index + 1} ({kind}): {result.get('detail') or 'no reason given'}")
-    return lines
+            if kind == "REFUSED":
+                refused.append((n * IMPORT_CHUNK + i, str(result.get("type")), str(result.get("detail", ""))))
+            if not answer.get("replayed"):
+                tally[kind] = tally.get(kind, 0) + 1
+    return tally, replayed, refused
