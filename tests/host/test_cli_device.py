@@ -132,7 +132,7 @@ def test_missing_device_or_token_is_one_line(env, device):
     one_line_error(xzmem(env, "stats", device=device, token=None), f"no token for {device.url}")
 
 
-def test_export_import_round_trip_with_progress(env, device, tmp_path):
+def test_export_import_round_trip(env, device, tmp_path):
     fill(device.state)
     out = tmp_path / "memory.json"
     exported = xzmem(env, "export", str(out), device=device)
@@ -145,7 +145,7 @@ def test_export_import_round_trip_with_progress(env, device, tmp_path):
     try:
         imported = xzmem(env, "import", str(out), device=fresh)
         assert imported.exit_code == 0, imported.output
-        assert "importing records" in imported.stderr and "7/7" in imported.stderr
+        assert imported.stderr == ""  # the progress bar is for a terminal; a log gets none
         assert "imported 7 records from" in imported.stdout and "6 ADDED, 1 UPDATED" in imported.stdout
         assert sorted(map(json.dumps, fresh.state.records())) == sorted(map(json.dumps, device.state.records()))
 
