@@ -136,6 +136,7 @@ LINES = [
     ("en", "smalltalk", "Hi, how are you?", []),
     ("en", "smalltalk", "I'm a bit tired today", []),
     ("en", "smalltalk", "I love you", []),
+    ("en", "smalltalk", "I like it here", []),
     ("en", "smalltalk", "Thanks, that's great", []),
     ("en", "smalltalk", "What's the weather like?", []),
     ("en", "smalltalk", "I'm so happy today", []),

@@ -297,7 +297,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return
     kind = "dislike" if m.group(1).lower() in _DISLIKE_VERBS else "like"
     for item in _items(m.group(2), zh):
-        if item.lower() not in _NOT_A_LIKING:
+        # "I like it here", "I love you so much", "我爱你们": about the moment, not a liking
+        if item.lower() not in _NOT_A_LIKING and item.lower().split(" ")[0] not in _NOT_A_LIKING:
             writes.append(opslib.write(kind, item))
 
 
