@@ -79,11 +79,11 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Clause boundaries: punctuation, contrastive and additive conjunctions, and 还/也/又 (或 and / but)
 # when a new predicate follows them.
 _CLAUSE_ZH = re.compile(
-    r"[，,；;：:]|但是|不过|可是|而且|并且|然后|但(?=[我不])|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?"
+    r"[，,；;]|[：:](?!\d)|但是|不过|可是|而且|并且|然后|但(?=[我不])|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?"
     r"(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
 )
 _CLAUSE_EN = re.compile(
-    r"\s*(?:[,;:]|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b"
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b"
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me)\b))\s*",
     re.I,
 )
@@ -463,15 +463,38 @@ def detect_high_signals(user_text: str) -> list[Signal]:
     return found
 
 
+def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | None:
+    """(first, end, schedule write) for the clauses that say a todo and its time ("明天下午3点，
+    提醒我去开会"), or None when the sentence names no time; the other clauses ("我叫小红") keep
+    their own writes."""
+    marked = [i for i, c in enumerate(clauses)
+              if PATTERNS["todo"].search(c) or _TODO_WITH_TIME.search(c) or parse_when(c, now)]
+    if not marked:
+        return None
+    first, end = marked[0], marked[-1] + 1
+    joiner = "，" if _HAN.search(clauses[first]) else ", "
+    text = joiner.join(clauses[first:end])
+    when = parse_when(text, now)
+    if when is None:
+        return None
+    content = _todo_content(text)
+    if content == text and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed is in the next clause
+        end += 1
+        content = _todo_content(joiner.join(clauses[first:end]))
+    return first, end, opslib.write("schedule", content, datetime=when[0], repeat=when[1], priority=3)
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
-    if "todo" in categories:
-        when = parse_when(sentence, now)
-        if when:
-            return [opslib.write("schedule", _todo_content(sentence), datetime=when[0], repeat=when[1], priority=3)]
+    clauses = _clauses(sentence)
+    todo = _todo_span(clauses, now) if "todo" in categories else None
     writes: list[dict] = []
-    for clause in _clauses(sentence):
+    for i, clause in enumerate(clauses):
+        if todo is not None and todo[0] <= i < todo[1]:
+            if i == todo[0]:
+                writes.append(todo[2])
+            continue
         for op in _clause_writes(clause, categories):
             if op not in writes:
                 writes.append(op)
