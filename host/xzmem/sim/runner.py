@@ -82,10 +82,13 @@ def prepare(data: Path, cfg: dict) -> None:
     (data / CONFIG_FILE).write_text(json.dumps(cfg, indent=1))
 
 
+_stopping = False  # set by SIGTERM/SIGINT: from then on a dropped connection is expected
+
+
 def _drop_cancelled(loop: asyncio.AbstractEventLoop, context: dict) -> None:
-    """Stopping cancels the tasks serving connected clients; asyncio's stream callback then reports
-    each cancellation as an error with a traceback. A cancellation on the way out is no error."""
-    if isinstance(context.get("exception"), asyncio.CancelledError):
+    """Stopping cancels the tasks serving connected clients, or interrupts them mid-write; asyncio's
+    stream callback then reports each as an error with a traceback. On the way out that is no error."""
+    if _stopping or isinstance(context.get("exception"), asyncio.CancelledError):
         return
     loop.default_exception_handler(context)
 
@@ -132,9 +135,12 @@ def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> 
     app.CONFIG_PATH = str(data / CONFIG_FILE)
 
     def stop(signum, frame):
+        global _stopping
+        _stopping = True
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)  # Ctrl-C stops the same quiet way
     asyncio.set_event_loop_policy(_QuietShutdownPolicy())
     runpy.run_path(str(ROOT / "boot.py"), run_name="boot")
     try:
