@@ -86,13 +86,13 @@ class Device:
         else:
             print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
-        self.schedules = Schedules(self.store, Event)
+        self.schedules = Schedules(self.store, Event, cfg["language"])
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
-                                    cfg["device_id"] or links.default_device_id())
+                                    cfg["device_id"] or links.default_device_id(), cfg["language"])
         self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync.json")
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
-        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS)
+        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
         self.dispatcher.on_close = self.link_closed
         self.dispatcher.add(MemoryTool(self.memory))
         self.dispatcher.add(SyncTool(self.memory, self.sync))
@@ -118,6 +118,8 @@ class Device:
             self.store.flush()
 
     def _reminder_to_server(self, item):
+        if not self.server.connections:
+            return False  # held for the next link instead of told to nobody
         text = mcp.notification("notifications/message", {"level": "info", "logger": "memory.reminder", "data": item})
         asyncio.create_task(self.server.broadcast(text))
 

@@ -10,7 +10,7 @@ import struct
 
 from micropython import const
 
-from memory import clock, fs
+from memory import clock, fs, jsontext
 from memory.gramfilter import GramFilter, fold, keyword_positions
 from memory.lines import LineReader, ends_with_newline
 
@@ -38,13 +38,6 @@ _FIELDS = {
 }
 # Fields a keyword is looked for in.
 _TEXT = {"fact": ("content",), "moment": ("topic", "content"), "event": ("content",)}
-
-
-def _dumps(rec):
-    try:
-        return json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
-    except TypeError:  # MicroPython: no ensure_ascii, writes UTF-8 as it is
-        return json.dumps(rec, separators=(",", ":"))
 
 
 def _loads(mv):
@@ -423,7 +416,7 @@ class Archive:
             if not _is_int(rec.get("archived_at")):
                 rec["archived_at"] = now  # a line restored from an export keeps its first archive time
             t = rec["learned_at"]
-            groups.setdefault(_month(t), []).append((rec["id"], t, (_dumps(rec) + "\n").encode()))
+            groups.setdefault(_month(t), []).append((rec["id"], t, (jsontext.dumps(rec) + "\n").encode()))
         plan = []  # [kind, month dir, part, bytes before]: the journal
         chunks = []  # the lines going to each part of the plan
         need = 0

@@ -8,11 +8,15 @@ import time
 
 from micropython import const
 
+from memory.refusal import Refusal
+
 _EPOCH_2000 = const(946684800)
 _PORT_EPOCH = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
 _VALID_FROM = const(1704067200)  # 2024-01-01: anything earlier means nobody set the clock
 _VALID_TO = const(4291747199)  # 2105-12-31 23:59:59: the last year whose times fit the records' u32
 _DAY = const(86400)
+_DATE_EXAMPLE = "2026-05-01"
+_TIME_EXAMPLE = "2026-05-01 14:00"
 
 _utc_offset = 0  # seconds east of UTC, from the device config
 _skew = 0  # seconds added to the port clock after set_now() where the RTC cannot be set
@@ -163,25 +167,30 @@ def _ascii_digits(text):
 def parse_date(text, field="date"):
     """'YYYY-MM-DD' -> (y, m, d), validated."""
     if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
-        raise ValueError("%s must be YYYY-MM-DD, got %r" % (field, text))
+        raise Refusal("%s must be YYYY-MM-DD, got %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
     if not _ascii_digits(text[:4] + text[5:7] + text[8:10]):
-        raise ValueError("%s must be YYYY-MM-DD in ASCII digits, got %r" % (field, text))
+        raise Refusal("%s must be YYYY-MM-DD in ASCII digits, got %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
     y, m, d = int(text[:4]), int(text[5:7]), int(text[8:10])
     if not 1 <= m <= 12 or not 1 <= d <= days_in_month(y, m):
-        raise ValueError("%s is not a calendar date: %r" % (field, text))
+        raise Refusal("%s is not a calendar date: %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
     return y, m, d
 
 
 def parse_local_datetime(text, field="datetime"):
     """'YYYY-MM-DD HH:MM' in local time -> Unix seconds, validated."""
     if not isinstance(text, str) or len(text) != 16 or text[10] != " " or text[13] != ":":
-        raise ValueError("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text))
+        raise Refusal("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
     if not _ascii_digits(text[11:13] + text[14:16]):
-        raise ValueError("%s must be YYYY-MM-DD HH:MM in ASCII digits, got %r" % (field, text))
-    y, m, d = parse_date(text[:10], field)
+        raise Refusal("%s must be YYYY-MM-DD HH:MM in ASCII digits, got %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
+    try:
+        y, m, d = parse_date(text[:10], field)
+    except Refusal as e:
+        e.value = text
+        e.allowed = _TIME_EXAMPLE  # the example a whole date and time should follow
+        raise
     h, mi = int(text[11:13]), int(text[14:16])
     if not 0 <= h <= 23 or not 0 <= mi <= 59:
-        raise ValueError("%s has no such time of day: %r" % (field, text))
+        raise Refusal("%s has no such time of day: %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
     return from_local(y, m, d, h, mi)
 
 

@@ -18,9 +18,11 @@ DEFAULTS = {
     "tls_ca": "",  # CA certificate file (DER or PEM) that wss:// servers must be signed by
     "trusted_links": "",  # comma-separated endpoint / xiaozhi: links to your own xzmem gateway only
     "ntp_host": "",
+    "language": "zh",  # how the memory tool words its refusals: zh or en
 }
 
 _INTS = ("listen_port", "utc_offset")
+LANGUAGES = ("zh", "en")
 
 
 def validate(raw):
@@ -48,6 +50,8 @@ def validate(raw):
         url = cfg[key]
         if url and not (url.startswith("ws://") or url.startswith("wss://")):
             raise ValueError("config %s must start with ws:// or wss://, got %r" % (key, url))
+    if cfg["language"] not in LANGUAGES:
+        raise ValueError("config language must be one of %s, got %r" % (", ".join(LANGUAGES), cfg["language"]))
     for kind in cfg["trusted_links"].split(","):
         if kind.strip() not in ("", "endpoint", "xiaozhi"):
             raise ValueError("config trusted_links names endpoint and/or xiaozhi, got %r" % kind.strip())

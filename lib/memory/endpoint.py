@@ -2,7 +2,7 @@
 # and is the MCP server on that socket: raw JSON-RPC, one message per text message (a big answer
 # goes out as a text frame and continuation frames).
 
-from memory import mcp, outlink
+from memory import mcp, outlink, ws
 
 REMINDER_LOGGER = "memory.reminder"
 _REMINDER_FIELDS = ("content", "datetime", "priority", "urgency", "missed", "minutes", "text")
@@ -39,7 +39,11 @@ class EndpointLink(outlink.OutboundLink):
     async def session(self, sock):
         self.attach_reminders()
         while True:
-            msg = mcp.message_text(await sock.recv())
+            try:
+                msg = mcp.message_text(await sock.recv())
+            except ws.MessageTooBig as e:  # read past: answered, and the connection goes on
+                await sock.send(self.dispatcher.too_big(e))
+                continue
             reply = self.dispatcher.handle(msg, self.link)
             if _well_formed(reply):
                 self.healthy = True

@@ -9,7 +9,7 @@ import json
 
 from micropython import const
 
-from memory import __version__, schema
+from memory import __version__, jsontext, schema
 
 PARSE_ERROR = const(-32700)
 INVALID_REQUEST = const(-32600)
@@ -40,6 +40,7 @@ class Tool:
     input_schema = {"type": "object", "properties": {}}
     annotations = None
     user_only = False  # listed only with withUserTools:true, and only usable on trusted links
+    spoken = False  # its refusals may be read aloud: worded in the dispatcher's language
 
     def call(self, arguments, link):
         """Return a JSON-able value, a str sent as is, or a Streamed; raise ToolError or ValueError to refuse."""
@@ -69,15 +70,14 @@ class Link:
         self.trusted = trusted  # token-guarded server or the host's gateway: memory_sync allowed
         self.client_info = None  # clientInfo from initialize
         self.protocol_version = None
+        self.peek = False  # only looking (the boot self-test): a read leaves reminders untold
 
 
 class _ParamsError(Exception):
     pass
 
 
-def dumps(obj):
-    """Compact JSON; CPython escapes non-ASCII, MicroPython writes UTF-8 (both count bytes when it matters)."""
-    return json.dumps(obj, separators=(",", ":"))
+dumps = jsontext.dumps  # the wire's one encoder: compact, UTF-8 on both interpreters
 
 
 def message_text(msg):
@@ -108,9 +108,16 @@ def tool_result(value):
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
+def _result_text(value, is_error=False):
+    # The tools/call result as text, written out in a fixed member order: MicroPython's dicts keep no
+    # insertion order, so a dumped dict would put "text" before "type" on the board only.
+    text = value if isinstance(value, str) else dumps(value)
+    return '{"content":[{"type":"text","text":%s}],"isError":%s}' % (jsontext.string(text), "true" if is_error else "false")
+
+
 def tool_error(message):
-    """The tools/call result of a refused call: the message in the text and in error.message."""
-    return {"content": [{"type": "text", "text": message}], "isError": True, "error": {"message": message}}
+    """The tools/call result of a refused call: the message as its one text, nothing else."""
+    return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
 def error_message(exc):
@@ -142,8 +149,36 @@ def _error(rid, code, message):
 
 def _escaped(piece):
     # The piece as it reads inside a JSON string; each piece is escaped whole, so no escape is split.
-    # (No separators for a str: CPython then takes its fast path, and the text is the same.)
-    return json.dumps(piece)[1:-1]
+    return jsontext.string(piece)[1:-1]
+
+
+def _head_id(head):
+    # The JSON-RPC id among a message's first bytes (ws.MessageTooBig.head): the member "id" (not
+    # "session_id") followed by a number or a plain string; None when it is not there whole.
+    at = 0
+    while True:
+        at = head.find(b'"id"', at)
+        if at < 0:
+            return None
+        before = head[:at].rstrip()
+        rest = head[at + 4 :].lstrip()
+        at += 4
+        if before[-1:] in (b"{", b",") and rest[:1] == b":":
+            break
+    rest = rest[1:].lstrip()
+    if rest[:1] == b'"':
+        end = rest.find(b'"', 1)
+        token = rest[: end + 1] if end > 0 and b"\\" not in rest[:end] else b""
+    else:
+        end = 0
+        while end < len(rest) and rest[end : end + 1] in b"-+.0123456789eE":
+            end += 1
+        token = rest[:end] if end < len(rest) else b""  # a number cut by the head's end is not whole
+    try:
+        rid = json.loads(token.decode())
+    except ValueError:  # UnicodeError too
+        return None
+    return rid if _valid_id(rid) else None
 
 
 def _first(pieces):
@@ -164,8 +199,7 @@ def _streamed_response(rid, first, pieces):
             yield _escaped(piece)
         end = '"}],"isError":false}}'
     except Exception as e:  # a failing store read must cost this answer, never the link
-        message = error_message(e)
-        end = '%s"}],"isError":true,"error":{"message":%s}}}' % (_escaped(_CUT_MARK + message), dumps(message))
+        end = '%s"}],"isError":true}}' % _escaped(_CUT_MARK + error_message(e))
     yield end
 
 
@@ -181,10 +215,11 @@ def _checked_call(tool, args, link):
 class Dispatcher:
     """Answers JSON-RPC messages for one set of tools; links share one Dispatcher."""
 
-    def __init__(self, name="xzmem", version=__version__, instructions=None):
+    def __init__(self, name="xzmem", version=__version__, instructions=None, language="zh"):
         self.name = name
         self.version = version
         self.instructions = instructions
+        self.language = language  # zh or en: how refusals of spoken tools are worded
         self.tools = []  # in registration order, which is the listing order
         self.on_close = None  # called with a link when its connection ends (the device flushes then)
 
@@ -346,7 +381,25 @@ class Dispatcher:
                 raise ValueError("arguments must be an object")
             return tool_result(_checked_call(tool, args, link))
         except Exception as e:  # as over the wire: every failure is a refusal the caller reads
-            return tool_error(error_message(e))
+            return tool_error(self.refusal_text(tool, e))
+
+    def refusal_text(self, tool, exc):
+        """What a refused call answers: for a spoken tool one sentence in the configured language."""
+        if tool.spoken:
+            from memory import spoken  # only loaded once something is refused
+
+            return spoken.say(exc, self.language, error_message(exc))
+        return error_message(exc)
+
+    def too_big(self, exc):
+        """The JSON-RPC error for a message ws read past (ws.MessageTooBig), with its id if the
+        message's first bytes hold one, so that the client's waiting request ends."""
+        from memory import spoken
+        from memory.refusal import Refusal
+
+        said = spoken.say(Refusal("", "too_big", None, exc.size, exc.limit), self.language)
+        message = "%s (message of %d bytes; the limit is %d bytes of UTF-8 JSON)" % (said, exc.size, exc.limit)
+        return _error(_head_id(exc.head), INVALID_REQUEST, message)
 
     def _call(self, rid, params, link):
         name = params.get("name")
@@ -366,7 +419,7 @@ class Dispatcher:
                 pieces = value.pieces()
                 # Running to the first piece here lets a result that fails at once be a plain refusal.
                 return _streamed_response(rid, _first(pieces), pieces)
-            result = tool_result(value)
+            result = _result_text(value)
         except Exception as e:  # refusals and failures alike reach the model as isError, the link lives on
-            result = tool_error(error_message(e))
-        return _response(rid, dumps(result))
+            result = _result_text(self.refusal_text(tool, e), True)
+        return _response(rid, result)

@@ -23,6 +23,7 @@ from memory.records import (
     same,
     text_field,
 )
+from memory.refusal import Refusal
 
 _HEAD = const(8)  # id and learned_at before a note's text
 _MOMENT_TEXT = const(36)  # offset of a moment's content
@@ -55,7 +56,7 @@ class Notes:
         out = {}
         if t.free_slot() < 0:
             if self._on_full is None:
-                raise ValueError("%ss are full (%d stored); delete one first" % (self.kind, t.cap))
+                raise Refusal("%ss are full (%d stored); delete one first" % (self.kind, t.cap), "full", self.kind, None, t.cap)
             out["archived"] = self._on_full(self.kind, t, self._batch)
         rid = self._nv.new_id()
         self._nv.put(t, t.free_slot(), struct.pack(self.fmt, rid, self._now(), content))

@@ -95,8 +95,8 @@ class OutboundLink:
         watchdog = asyncio.create_task(self._watch(sock))
         try:
             await self.session(sock)
-        except ws.ConnectionClosed:
-            pass
+        except ws.ConnectionClosed as e:  # the server's close code and reason say why, e.g. a refused token
+            self.log("%s: %s" % (self.link.name, e))
         finally:
             watchdog.cancel()
             self.sock = None
@@ -112,7 +112,9 @@ class OutboundLink:
         """From now on reminders go out on this connection (held ones first)."""
         if self.announcer:
             self.announcer.remove(self.sink)
-            self.announcer.add(self.sink)
+            # Only the host gateway (a trusted link) is known to show reminders to someone; a relay
+            # or voice server may drop them, so those stay untold for the next read.
+            self.announcer.add(self.sink, self.link.trusted)
 
     def reminder_message(self, item):
         raise NotImplementedError

@@ -29,6 +29,7 @@ from memory.records import (
     same,
     text_field,
 )
+from memory.refusal import Refusal
 
 PROFILE_FIELDS = ("name", "age", "gender", "location", "birthday")
 
@@ -49,7 +50,7 @@ class Profile:
     def write(self, kind, fields, truncated):
         value = fields.get("content", fields.get(kind))
         if value is None:
-            raise ValueError("content is required for %s" % kind)
+            raise Refusal("content is required for %s" % kind, "missing", "content")
         if kind == "age":
             value = int_value("age", value, 0, 150)
         elif kind == "gender":
@@ -133,7 +134,7 @@ class Preferences:
 
     def _check_room(self, kind, want):
         if self.count(want) >= _PREF_CAP:
-            raise ValueError("%ss are full (%d stored); delete one first" % (kind, _PREF_CAP))
+            raise Refusal("%ss are full (%d stored); delete one first" % (kind, _PREF_CAP), "full", kind, None, _PREF_CAP)
 
     def count(self, want):
         n = 0
@@ -185,7 +186,7 @@ class Family:
                 return {"result": UPDATED, "id": rid}
         slot = t.free_slot()
         if slot < 0:
-            raise ValueError("family is full (%d members); delete one first" % t.cap)
+            raise Refusal("family is full (%d members); delete one first" % t.cap, "full", "family", None, t.cap)
         rid = self._nv.new_id()
         self._nv.put(t, slot, struct.pack(FAMILY_FMT, rid, self._now(), closeness, relation, name))
         return {"result": ADDED, "id": rid}

@@ -8,6 +8,7 @@ import struct
 from micropython import const
 
 from memory import clock
+from memory.refusal import Refusal
 
 # Profile: learned-at times of name, age, gender, location, birthday; then those five fields: name,
 # age (255 = unset), gender (0 unset, 1 male, 2 female, 3 other), location, birthday (YYYY-MM-DD or MM-DD).
@@ -20,7 +21,7 @@ FAMILY_SIZE = const(64)
 PREF_FMT = "<IIB31s"
 PREF_SIZE = const(40)
 # Event: id, learned_at, when, completed_at, content, event_type, repeat, anchor_day, priority,
-# flags (bit 0 reminded, bit 1 completed).
+# flags (bit 0 reminded, bit 1 completed, bit 2 told: the reminder reached the user).
 EVENT_FMT = "<4I64s12s4B"
 EVENT_SIZE = const(96)
 # Fact: id, learned_at, content.
@@ -52,6 +53,7 @@ LIKE = const(1)
 DISLIKE = const(2)
 _REMINDED = const(1)
 _COMPLETED = const(2)
+_TOLD = const(4)
 _U32_MAX = const(0xFFFFFFFF)
 
 GENDERS = ("male", "female", "other")
@@ -109,13 +111,13 @@ def text_field(fields, name, limit, truncated, required=True):
     value = fields.get(name)
     if value is None:
         if required:
-            raise ValueError("%s is required" % name)
+            raise Refusal("%s is required" % name, "missing", name)
         return b""
     if not isinstance(value, str):
-        raise ValueError("%s must be a string, got %s %r" % (name, type(value).__name__, value))
+        raise Refusal("%s must be a string, got %s %r" % (name, type(value).__name__, value), "type", name, value, "string")
     trimmed = trim(value)
     if required and not trimmed:
-        raise ValueError("%s must not be empty" % name)
+        raise Refusal("%s must not be empty" % name, "empty", name)
     if "\0" in trimmed:
         raise ValueError("%s must not contain NUL characters, got %r" % (name, value))
     data, was_cut = cut(trimmed, limit)
@@ -130,12 +132,12 @@ def int_value(name, value, lo, hi):
         text = value.strip()
         digits = text[1:] if text[:1] == "-" else text
         if not digits or not digits.isdigit():
-            raise ValueError("%s must be an integer, got %r" % (name, value))
+            raise Refusal("%s must be an integer, got %r" % (name, value), "type", name, value, "integer")
         value = int(text)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError("%s must be an integer, got %s %r" % (name, type(value).__name__, value))
+        raise Refusal("%s must be an integer, got %s %r" % (name, type(value).__name__, value), "type", name, value, "integer")
     if not lo <= value <= hi:
-        raise ValueError("%s must be %d-%d, got %d" % (name, lo, hi, value))
+        raise Refusal("%s must be %d-%d, got %d" % (name, lo, hi, value), "range", name, value, (lo, hi))
     return value
 
 
@@ -143,7 +145,7 @@ def int_field(fields, name, lo, hi, default=None):
     value = fields.get(name)
     if value is None:
         if default is None:
-            raise ValueError("%s is required" % name)
+            raise Refusal("%s is required" % name, "missing", name)
         return default
     return int_value(name, value, lo, hi)
 
@@ -151,17 +153,17 @@ def int_field(fields, name, lo, hi, default=None):
 def gender_code(value):
     """1 male, 2 female, 3 other; accepts the English names and the Chinese words."""
     if not isinstance(value, str):
-        raise ValueError("gender must be a string, got %r" % (value,))
+        raise Refusal("gender must be a string, got %r" % (value,), "type", "gender", value, "string")
     name = _GENDER_ALIASES.get(value.strip(), value.strip().lower())
     if name not in GENDERS:
-        raise ValueError("gender must be one of male, female, other, got %r" % value)
+        raise Refusal("gender must be one of male, female, other, got %r" % value, "choice", "gender", value, GENDERS)
     return GENDERS.index(name) + 1
 
 
 def check_birthday(value):
     """'YYYY-MM-DD' or 'MM-DD', a real calendar day (Feb 29 allowed without a year)."""
     if not isinstance(value, str):
-        raise ValueError("birthday must be a string, got %r" % (value,))
+        raise Refusal("birthday must be a string, got %r" % (value,), "type", "birthday", value, "string")
     value = value.strip()
     if len(value) == 10:
         clock.parse_date(value, "birthday")
@@ -170,7 +172,7 @@ def check_birthday(value):
         m, d = int(value[:2]), int(value[3:])
         if 1 <= m <= 12 and 1 <= d <= clock.days_in_month(2000, m):
             return value
-    raise ValueError("birthday must be YYYY-MM-DD or MM-DD, got %r" % value)
+    raise Refusal("birthday must be YYYY-MM-DD or MM-DD, got %r" % value, "format", "birthday", value, "1996-03-15")
 
 
 def emotion_code(value):
@@ -178,7 +180,7 @@ def emotion_code(value):
     if isinstance(value, str) and not value.strip().isdigit():
         name = value.strip().lower()
         if name not in EMOTIONS:
-            raise ValueError("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value))
+            raise Refusal("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value), "choice", "emotion", value, EMOTIONS)
         return EMOTIONS.index(name)
     return int_value("emotion", value, 0, len(EMOTIONS) - 1)
 
@@ -192,11 +194,13 @@ class Event:
     """One event or schedule. `when` and the other times are Unix seconds (UTC).
 
     repeat: 0 none, 1 daily, 2 weekly, 3 monthly; anchor_day: the day of month a monthly repeat
-    keeps (1-31, 0 = none); priority 1-5; reminded and completed are 0 or 1.
+    keeps (1-31, 0 = none); priority 1-5; reminded, completed and told are 0 or 1. A reminder is
+    `reminded` once announced and `told` once a path that reaches the user took it (a link to the
+    host gateway, or a `memory read` answer); until then the next read repeats it.
     """
 
     def __init__(self, content="", when=0, event_type="schedule", repeat=0, anchor_day=0, priority=3,
-                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0):
+                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0, told=0):
         self.id = id
         self.learned_at = learned_at
         self.when = when
@@ -208,6 +212,7 @@ class Event:
         self.reminded = reminded
         self.completed = completed
         self.completed_at = completed_at
+        self.told = told
 
     def __repr__(self):
         return "Event(id=%d, when=%d, content=%r, repeat=%d, priority=%d, reminded=%d, completed=%d)" % (
@@ -218,7 +223,7 @@ class Event:
             "id": self.id, "learned_at": self.learned_at, "when": self.when, "content": self.content,
             "event_type": self.event_type, "repeat": self.repeat, "anchor_day": self.anchor_day,
             "priority": self.priority, "reminded": self.reminded, "completed": self.completed,
-            "completed_at": self.completed_at,
+            "completed_at": self.completed_at, "told": self.told,
         }
 
     def pack(self, truncated):
@@ -231,7 +236,7 @@ class Event:
         anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
         priority = int_value("priority", self.priority, 1, 5)
         flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
-            _COMPLETED if _flag("completed", self.completed) else 0)
+            _COMPLETED if _flag("completed", self.completed) else 0) | (_TOLD if _flag("told", self.told) else 0)
         buf = bytearray(EVENT_SIZE)
         struct.pack_into(EVENT_FMT, buf, 0, self.id, self.learned_at, when, completed_at, content,
                          event_type, repeat, anchor, priority, flags)
@@ -242,5 +247,5 @@ class Event:
         i, learned, when, done_at, content, etype, repeat, anchor, prio, flags = struct.unpack_from(
             EVENT_FMT, buf, offset)
         return Event(decode(content), when, decode(etype), repeat, anchor, prio, flags & _REMINDED,
-                     (flags & _COMPLETED) >> 1, done_at, i, learned)
+                     (flags & _COMPLETED) >> 1, done_at, i, learned, (flags & _TOLD) >> 2)
 

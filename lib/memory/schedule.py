@@ -4,6 +4,7 @@ from micropython import const
 
 from memory import clock
 from memory.records import trim
+from memory.refusal import Refusal
 
 REPEATS = ("none", "daily", "weekly", "monthly")
 _DAY = const(86400)
@@ -26,7 +27,7 @@ def parse_repeat(repeat):
     if repeat is None or repeat == "":
         return 0
     if repeat not in REPEATS:
-        raise ValueError("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,))
+        raise Refusal("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,), "choice", "repeat", repeat, REPEATS)
     return REPEATS.index(repeat)
 
 
@@ -34,7 +35,7 @@ def parse_priority(priority):
     if priority is None:
         return 3
     if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 5:
-        raise ValueError("priority must be an integer 1-5, got %r" % (priority,))
+        raise Refusal("priority must be an integer 1-5, got %r" % (priority,), "range", "priority", priority, (1, 5))
     return priority
 
 
@@ -76,9 +77,10 @@ class Schedules:
     store.events() lists the events soonest first.
     """
 
-    def __init__(self, store, event_class):
+    def __init__(self, store, event_class, language="zh"):
         self.store = store
         self._event = event_class
+        self.language = language  # of the reminder sentences (zh or en)
 
     def active(self):
         return [ev for ev in self.store.events() if not ev.completed]
@@ -126,6 +128,7 @@ class Schedules:
         ev.priority = prio
         ev.event_type = "schedule"
         ev.reminded = 0
+        ev.told = 0
         ev.completed = 0
         ev.completed_at = 0
         ev.learned_at = clock.now() if now is None else now
@@ -146,11 +149,13 @@ class Schedules:
         if not found and completed_too:
             found = _matching([ev for ev in self.store.events() if ev.completed], content, when)
         if not found:
-            raise ValueError("no schedule matches %r%s" % (content, "" if when is None else " at " + datetime_text))
+            raise Refusal("no schedule matches %r%s" % (content, "" if when is None else " at " + datetime_text),
+                          "nomatch", "schedule", content)
         if len(found) > 1:
-            raise ValueError(
-                "%r matches %d schedules; pass datetime to say which: %s"
-                % (content, len(found), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in found))
+            named = ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in found]
+            raise Refusal(
+                "%r matches %d schedules; pass datetime to say which: %s" % (content, len(found), "; ".join(named)),
+                "many", "schedule", content, named,
             )
         return found[0]
 
@@ -166,6 +171,7 @@ class Schedules:
             done = to_dict(ev)
             ev.when = nxt
             ev.reminded = 0
+            ev.told = 0
             ev.completed = 0
             self.store.update_event(ev)
             return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
@@ -198,18 +204,42 @@ class Schedules:
                 while ev.when + _DURATION < now:
                     ev.when = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
                 ev.reminded = 0
+                ev.told = 0
                 self.store.update_event(ev)
             if ev.reminded or ev.when > now + _REMIND_AHEAD:
                 continue
-            item = to_dict(ev)
-            item["missed"] = ev.when < now
-            item["urgency"] = urgency(ev.priority)
-            item["minutes"] = (ev.when - now) // 60
-            item["text"] = reminder_text(item)
             ev.reminded = 1
+            ev.told = 0
             self.store.update_event(ev)
-            due.append(item)
+            due.append(_reminder(ev, now, self.language))
         return due
+
+    def take_untold(self, now=None, tell=True):
+        """The reminders a `memory read` answers: announced ones no path has told the user yet, and
+        ones due now that the loop has not reached. With `tell`, all are marked told (the reader
+        says them)."""
+        now = clock.now() if now is None else now
+        if not clock.is_set(now):
+            return []
+        out = []
+        for ev in self.active():
+            if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
+                continue
+            out.append(_reminder(ev, now, self.language))
+            if tell:
+                ev.reminded = 1
+                ev.told = 1
+                self.store.update_event(ev)
+        return out
+
+    def mark_told(self, item):
+        """A path that reaches the user took the reminder `item`: the next read need not repeat it."""
+        for ev in self.active():
+            if ev.content == item["content"] and clock.format_local(ev.when) == item["datetime"]:
+                if not ev.told:
+                    ev.told = 1
+                    self.store.update_event(ev)
+                return
 
     def clean(self, now=None):
         """Remove one-off schedules completed more than a week ago. Returns how many went."""
@@ -222,16 +252,29 @@ class Schedules:
         return gone
 
 
-def reminder_text(item):
-    """The sentence a companion says for a reminder, by urgency."""
+def _reminder(ev, now, language="zh"):
+    item = to_dict(ev)
+    item["missed"] = ev.when < now
+    item["urgency"] = urgency(ev.priority)
+    item["minutes"] = (ev.when - now) // 60
+    item["text"] = reminder_text(item, language)
+    return item
+
+
+def reminder_text(item, language="zh"):
+    """The sentence a companion says for a reminder, by urgency, in `language` (zh or en)."""
     hhmm = item["datetime"][11:]
+    en = language == "en"
     if item["missed"]:
-        return "你错过了一个日程：%s（原定 %s）。" % (item["content"], item["datetime"])
+        return ("You missed a plan: %s (it was at %s)." if en else "你错过了一个日程：%s（原定 %s）。") % (
+            item["content"], item["datetime"])
     if item["urgency"] == "urgent":
-        return "重要！%s 有「%s」，别忘了。" % (hhmm, item["content"])
-    if item["urgency"] == "normal":
-        return "提醒一下，%s 有「%s」哦。" % (hhmm, item["content"])
-    return "顺便说一句，%s 还有「%s」。" % (hhmm, item["content"])
+        text = "Important! At %s: %s. Don't forget." if en else "重要！%s 有「%s」，别忘了。"
+    elif item["urgency"] == "normal":
+        text = "Just a reminder: at %s, %s." if en else "提醒一下，%s 有「%s」哦。"
+    else:
+        text = "By the way, at %s there is %s." if en else "顺便说一句，%s 还有「%s」。"
+    return text % (hhmm, item["content"])
 
 
 def _matching(events, content, when):
@@ -245,7 +288,7 @@ def _matching(events, content, when):
 def _check_content(content):
     trimmed = trim(content) if isinstance(content, str) else ""
     if not trimmed:
-        raise ValueError("content must be a non-empty string, got %r" % (content,))
+        raise Refusal("content must be a non-empty string, got %r" % (content,), "empty", "content", content)
     content = trimmed
     if len(content.encode()) > _MAX_CONTENT:
         raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))

@@ -1,8 +1,14 @@
 # Tool arguments checked against the JSON Schema subset our tools declare (one level of properties).
 #
-# Supported per property: type (name or list), enum, minimum, maximum, minLength, maxLength (in
-# characters), maxItems; at the top: required, additionalProperties false. Nested objects and array
-# items are left to the tool itself.
+# Supported per property: type (one name, as Gemini and others demand), enum, minimum, maximum,
+# minLength, maxLength (in characters), maxItems; at the top: required, additionalProperties false.
+# Nested objects and array items are left to the tool itself. Models often quote numbers: a string
+# of digits for an integer property is taken as the integer, and an integer for a free-text string
+# property (an age given as `content`) is let through for the tool to read.
+#
+# Refusals are memory.refusal.Refusal, so a voice can be told what was wrong in words.
+
+from memory.refusal import Refusal
 
 _TYPES = {
     "string": (str,),
@@ -30,47 +36,61 @@ def _describe(value):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _integer_text(value):
+    # ASCII digits only: str.isdigit() also takes other scripts' digits on CPython, not on MicroPython.
+    text = value.strip()
+    digits = text[1:] if text[:1] == "-" else text
+    if not digits or [c for c in digits if c not in "0123456789"]:
+        return None
+    return int(text)
+
+
 def check_property(name, spec, value):
-    """ValueError naming `name` and the value when `value` breaks `spec`."""
+    """`value` as the tool gets it (a quoted integer becomes an int); Refusal naming `name` and the
+    value when it breaks `spec`."""
     want = spec.get("type")
-    if want is not None:
-        names = want if isinstance(want, list) else [want]
-        ok = False
-        for t in names:
-            if _is_type(value, t):
-                ok = True
-                break
-        if not ok:
-            raise ValueError("%s must be %s, got %s" % (name, " or ".join(names), _describe(value)))
+    if want is not None and not _is_type(value, want):
+        number = _integer_text(value) if want == "integer" and isinstance(value, str) else None
+        if number is not None:
+            value = number
+        elif not (want == "string" and "enum" not in spec and _is_type(value, "integer")):
+            raise Refusal("%s must be %s, got %s" % (name, want, _describe(value)), "type", name, value, want)
     enum = spec.get("enum")
     if enum is not None and value not in enum:
-        raise ValueError("%s must be one of %s, got %s" % (name, ", ".join([str(e) for e in enum]), _describe(value)))
+        raise Refusal("%s must be one of %s, got %s" % (name, ", ".join([str(e) for e in enum]), _describe(value)),
+                      "choice", name, value, enum)
     if isinstance(value, (int, float)) and not (value is True or value is False):
         lo = spec.get("minimum")
         hi = spec.get("maximum")
         if lo is not None and value < lo or hi is not None and value > hi:
-            raise ValueError("%s must be %s-%s, got %s" % (name, "" if lo is None else lo, "" if hi is None else hi, _describe(value)))
+            raise Refusal("%s must be %s-%s, got %s" % (name, "" if lo is None else lo, "" if hi is None else hi, _describe(value)),
+                          "range", name, value, (lo, hi))
     if isinstance(value, str):
         n = len(value)
         if n < spec.get("minLength", 0):
-            raise ValueError("%s must have at least %d characters, got %d" % (name, spec["minLength"], n))
+            raise Refusal("%s must have at least %d characters, got %d" % (name, spec["minLength"], n), "empty", name, value)
         if "maxLength" in spec and n > spec["maxLength"]:
-            raise ValueError("%s must have at most %d characters, got %d" % (name, spec["maxLength"], n))
+            raise Refusal("%s must have at most %d characters, got %d" % (name, spec["maxLength"], n),
+                          "long", name, value, spec["maxLength"])
     if isinstance(value, list) and "maxItems" in spec and len(value) > spec["maxItems"]:
-        raise ValueError("%s must have at most %d items, got %d" % (name, spec["maxItems"], len(value)))
+        raise Refusal("%s must have at most %d items, got %d" % (name, spec["maxItems"], len(value)),
+                      "long", name, value, spec["maxItems"])
+    return value
 
 
 def check_arguments(schema, args):
-    """Check a tools/call `arguments` object against a tool's input schema; ValueError on the first problem."""
+    """Check a tools/call `arguments` object against a tool's input schema; Refusal on the first
+    problem. Quoted integers are replaced in `args` by their value."""
     props = schema.get("properties", {})
     for name in schema.get("required", ()):
         if name not in args:
-            raise ValueError("%s is required" % name)
+            raise Refusal("%s is required" % name, "missing", name)
     closed = schema.get("additionalProperties") is False
-    for name in args:
+    for name in list(args):
         spec = props.get(name)
         if spec is None:
             if closed:
-                raise ValueError("unknown argument %s; known arguments: %s" % (_describe(name), ", ".join(sorted(props))))
+                raise Refusal("unknown argument %s; known arguments: %s" % (_describe(name), ", ".join(sorted(props))),
+                              "unknown", name, name, sorted(props))
             continue
-        check_property(name, spec, args[name])
+        args[name] = check_property(name, spec, args[name])

@@ -16,6 +16,7 @@ def _protocol(device):
 
 def _read(device):
     link = mcp.Link("self-test")
+    link.peek = True
     reply = device.dispatcher.handle(
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}', link)
     if not isinstance(reply, str):

@@ -181,7 +181,11 @@ class Server:
     async def _session(self, conn):
         sock, link, dispatcher = conn.ws, conn.link, self.dispatcher
         while True:
-            msg = mcp.message_text(await sock.recv())
+            try:
+                msg = mcp.message_text(await sock.recv())
+            except ws.MessageTooBig as e:  # read past: answered, and the connection goes on
+                await sock.send(dispatcher.too_big(e))
+                continue
             reply = dispatcher.handle(msg, link)
             if reply is not None:
                 await sock.send(reply)

@@ -1,10 +1,9 @@
 # The device's memory as one service: hot store, schedules, archive and keyed memories behind the tools.
 
-import json
-
 from micropython import const
 
-from memory import affinity, clock
+from memory import affinity, clock, jsontext
+from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
@@ -18,7 +17,7 @@ def check_limit(value):
     if value is None:
         return _DEFAULT_LIMIT
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_LIMIT:
-        raise ValueError("limit must be 1-%d, got %r" % (_MAX_LIMIT, value))
+        raise Refusal("limit must be 1-%d, got %r" % (_MAX_LIMIT, value), "range", "limit", value, (1, _MAX_LIMIT))
     return value
 
 
@@ -28,7 +27,7 @@ def coin_amount(args):
     try:
         return int(amount)
     except (TypeError, ValueError):
-        raise ValueError("coins needs an integer amount, got %r" % (amount,))
+        raise Refusal("coins needs an integer amount, got %r" % (amount,), "type", "amount", amount, "integer")
 
 
 def _contains(item, needle):
@@ -45,8 +44,8 @@ def _last(items, n):
 
 def _dumps(value):
     if isinstance(value, str):
-        return json.dumps(value)  # the same text; CPython's fast path (no encoder built per call)
-    return json.dumps(value, separators=(",", ":"))
+        return jsontext.string(value)  # the same text, without building an encoder per call on CPython
+    return jsontext.dumps(value)
 
 
 def _array(values):
@@ -59,7 +58,8 @@ def _array(values):
 
 
 class MemoryService:
-    def __init__(self, store, schedules, archive=None, keyed=None, device_id=""):
+    def __init__(self, store, schedules, archive=None, keyed=None, device_id="", language="zh"):
+        self.language = language  # of the stage's style hint
         self.store = store
         self.schedules = schedules
         self.archive = archive
@@ -68,7 +68,11 @@ class MemoryService:
 
     # ---- reads ----
 
-    def overview_json(self):
+    def overview_peek(self):
+        """overview_json() for a caller that only looks: reminders stay untold."""
+        return self.overview_json(False)
+
+    def overview_json(self, tell=True):
         """What a conversation opens with (seed 003 §6.1) as JSON text, in pieces (a generator).
 
         Kept small (recent facts and moments only) and never held whole: each section is read from
@@ -98,11 +102,15 @@ class MemoryService:
                           for x in _last(s.read("moment"), _RECENT_MOMENTS))
         yield ',"schedules":'
         yield from _array(self.schedules.upcoming())
+        # Due and missed reminders no path has told the user yet: the model says them first.
+        yield ',"reminders":'
+        yield from _array(self.schedules.take_untold(tell=tell))
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
-        yield ',"total_coins_spent":%d,"relationship":%s,"mood":%s,"now":%s}' % (
-            coins, _dumps(affinity.stage(coins)[1]), _dumps(affection["mood"]), _dumps(now))
+        yield ',"total_coins_spent":%d,"relationship":%s,"style":%s,"mood":%s,"now":%s}' % (
+            coins, _dumps(affinity.stage(coins)[1]), _dumps(affinity.style(coins, self.language)),
+            _dumps(affection["mood"]), _dumps(now))
 
     def read(self, kind):
         """One type's records (the overview, read without a type, is overview_json())."""
@@ -111,6 +119,7 @@ class MemoryService:
         if kind == "coins" or kind == "mood" or kind == "affection":
             a = self.store.affection()
             a.update(affinity.describe(a["total_coins_spent"]))
+            a["style"] = affinity.style(a["total_coins_spent"], self.language)
             return {"type": "affection", "items": [a]}
         if kind == "keyed":
             return {"type": kind, "items": self.keyed.list() if self.keyed else []}
@@ -147,7 +156,7 @@ class MemoryService:
     def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
         """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
         if kind not in RECALL_KINDS:
-            raise ValueError("recall type must be one of fact, moment, event, got %r" % (kind,))
+            raise Refusal("recall type must be one of fact, moment, event, got %r" % (kind,), "choice", "type", kind, RECALL_KINDS)
         limit = check_limit(limit)
         # Validated as exactly YYYY-MM-DD, the dates compare as text with clock.local_date().
         if start_date:

@@ -28,6 +28,7 @@ from memory.records import (
     Event,
     int_value,
 )
+from memory.refusal import Refusal
 
 TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
 READ_TYPES = TYPES + ("profile", "schedule", "affection")
@@ -127,7 +128,7 @@ class Store:
         elif kind == "chat":
             out = self._chat.write(fields, truncated)
         else:
-            raise ValueError(_unknown(kind, TYPES))
+            raise _unknown(kind, TYPES)
         if truncated:
             out["truncated"] = truncated
         return out
@@ -152,7 +153,7 @@ class Store:
             return self._moments.delete(fields)
         if kind == "chat":
             return self._chat.clear()
-        raise ValueError(_unknown(kind, TYPES))
+        raise _unknown(kind, TYPES)
 
     def read(self, kind):
         """Every stored record of type `kind` as a list of dicts, oldest first."""
@@ -178,7 +179,7 @@ class Store:
             return [ev.to_dict() for ev in self.events()]
         if kind == "affection":
             return [self.affection()]
-        raise ValueError(_unknown(kind, READ_TYPES))
+        raise _unknown(kind, READ_TYPES)
 
     def overview(self):
         """Everything a conversation opens with, compact: what `memory(action="read")` answers."""
@@ -226,8 +227,8 @@ class Store:
         t = self._events
         slot = t.free_slot()
         if slot < 0:
-            raise ValueError("schedule capacity is %d events and all are in use; delete or complete one first"
-                             % t.cap)
+            raise Refusal("schedule capacity is %d events and all are in use; delete or complete one first"
+                          % t.cap, "full", "schedule", None, t.cap)
         data = ev.pack([])
         ev.id = self._nv.new_id()
         ev.learned_at = ev.learned_at or self._now()
@@ -422,7 +423,7 @@ def _fields(fields):
 
 
 def _unknown(kind, known):
-    return "unknown memory type %r; known types: %s" % (kind, ", ".join(known))
+    return Refusal("unknown memory type %r; known types: %s" % (kind, ", ".join(known)), "choice", "type", kind, known)
 
 
 def _schedule(ev):

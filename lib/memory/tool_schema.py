@@ -13,10 +13,16 @@ ACTIONS = ("read", "write", "delete", "complete_schedule", "recall", "search")
 
 MEMORY_DESCRIPTION = (
     "长期记忆。对话开始先 read（无 type）取用户档案、喜好、家人、近期事实、日程和亲密度；"
+    "结果里有 reminders 就先把其中的 text 告诉用户。"
+    "按 relationship 阶段说话（style 是一句提示）：陌生期客气，称“您”；熟悉期自然，称“你”，偶尔撒娇；"
+    "亲密期随意，可开玩笑；深厚期信任，可聊心事；灵魂伴侣完全放松，用默契的小梗。"
     "用户说出名字、喜好、家人、计划时 write；信息有误时 delete；用户说做完了日程就 complete_schedule；"
     "问起以前的事用 recall（type=fact/moment/event，可带 keyword 或日期）；找某件事用 search。"
-    " Long-term memory: read at the start of every conversation; write what the user tells about "
-    "themselves; delete wrong facts; complete_schedule when a plan is done; recall for old memories."
+    " Long-term memory: read at the start of every conversation and first tell the user any "
+    "reminders (their text); speak as the relationship stage says (style): stranger polite and formal, "
+    "acquaintance natural, friend casual with jokes, close friend trusting, soulmate at ease with "
+    "in-jokes. Write what the user tells about themselves; delete wrong facts; complete_schedule when "
+    "a plan is done; recall for old memories."
 )
 
 MEMORY_SCHEMA = {
@@ -26,7 +32,7 @@ MEMORY_SCHEMA = {
         # recall also takes "event" (schedules, past and present): one enum holds both lists.
         "type": {"type": "string", "enum": list(MEMORY_TYPES) + ["event"],
                  "description": "记忆类型；recall 用 fact/moment/event / memory type (recall: fact, moment, event)"},
-        "content": {"type": ["string", "integer"], "description": "内容 / the text (or the age) to remember"},
+        "content": {"type": "string", "description": "内容；年龄写数字 / the text to remember (an age as digits)"},
         "amount": {"type": "integer", "description": "coins 增加的金币数 / coins to add"},
         "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM；同名日程完成或删除时用它指定哪一个"},
         "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},

@@ -1,12 +1,13 @@
 # The MCP tools: `memory` for the model, `memory_sync` for the host companion (trusted links only).
 
 from memory import clock, mcp, tool_schema
+from memory.refusal import Refusal
 
 
 def _need(args, name):
     value = args.get(name)
     if value is None or value == "":
-        raise ValueError("%s is required for action %s" % (name, args.get("action")))
+        raise Refusal("%s is required for action %s" % (name, args.get("action")), "missing", name)
     return value
 
 
@@ -14,6 +15,7 @@ class MemoryTool(mcp.Tool):
     name = "memory"
     description = tool_schema.MEMORY_DESCRIPTION
     input_schema = tool_schema.MEMORY_SCHEMA
+    spoken = True
 
     def __init__(self, memory):
         self.memory = memory  # a memory.service.MemoryService
@@ -24,7 +26,8 @@ class MemoryTool(mcp.Tool):
         if action == "read":
             kind = args.get("type")
             if not kind:
-                return mcp.Streamed(m.overview_json)  # the biggest answer: sent as it is written
+                # The biggest answer: sent as it is written. It tells the untold reminders.
+                return mcp.Streamed(m.overview_json if not link.peek else m.overview_peek)
             return m.read(kind)
         if action == "write" or action == "delete" or action == "complete_schedule":
             try:

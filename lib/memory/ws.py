@@ -42,10 +42,13 @@ CLOSE_TOO_BIG = const(1009)
 CLOSE_INTERNAL_ERROR = const(1011)
 
 MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
+SKIP_MAX = const(262144)  # bytes of an oversized message read past (and answered) rather than closed on
+_HEAD = const(96)  # bytes kept of a skipped message: enough to find its JSON-RPC id
 STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
 _MAX_CONTROL = const(125)
 _MAX_HEADERS = const(48)
 _MAX_LINE = const(4096)
+_MAX_REFUSAL = const(512)  # bytes of a refused upgrade's body that are read and reported
 _CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _HEX = "0123456789abcdefABCDEF"
@@ -83,6 +86,19 @@ class ConnectionClosed(WebSocketError):
         super().__init__("connection closed: %d %s" % (code, reason))
         self.code = code
         self.reason = reason
+
+
+class MessageTooBig(WebSocketError):
+    """recv() read past a message of `size` bytes, over `limit`; `head` holds its first bytes.
+
+    The connection is still open: the caller answers (e.g. with a JSON-RPC error) and reads on.
+    """
+
+    def __init__(self, size, limit, head):
+        super().__init__("message of %d bytes, over the %d-byte limit" % (size, limit))
+        self.size = size
+        self.limit = limit
+        self.head = head
 
 
 class _Fail(Exception):
@@ -173,6 +189,7 @@ class WebSocket:
         self.last_pong = None
         self._close_sent = False
         self._reading = False
+        self._skipped_head = b""
         self._lock = asyncio.Lock()
 
     @property
@@ -288,8 +305,9 @@ class WebSocket:
         parts = None  # fragments of a message in progress
         size = 0
         first_op = OP_TEXT
+        head = None  # set once the message went over max_size: it is read past, not kept
         while True:
-            op, fin, payload = await self._read_frame()
+            op, fin, payload = await self._read_frame(self.max_size - size if head is None else 0)
             if op == OP_PING:
                 if not self._close_sent:
                     await self._send_frame(OP_PONG, payload)
@@ -307,14 +325,24 @@ class WebSocket:
                 raise _Fail(CLOSE_PROTOCOL_ERROR, "new message inside a fragmented one")
             else:
                 first_op = op
-                if fin:
+                if fin and not isinstance(payload, int):
                     return self._message(op, payload)
                 parts = []
-            size += len(payload)
-            if size > self.max_size:
-                raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % self.max_size)
-            parts.append(payload)
+            if isinstance(payload, int):  # a frame read past: its length
+                if head is None:
+                    # Each earlier fragment shorter than _HEAD is whole, so these bytes are the message's start.
+                    head = (b"".join([p[:_HEAD] for p in parts]) + self._skipped_head)[:_HEAD]
+                    parts = []  # still a message in progress, but nothing more is kept
+                size += payload
+            else:
+                size += len(payload)
+                if head is None:
+                    parts.append(payload)
+            if size > SKIP_MAX:
+                raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % SKIP_MAX)
             if fin:
+                if head is not None:
+                    raise MessageTooBig(size, self.max_size, bytes(head))
                 return self._message(first_op, b"".join(parts))
 
     def _message(self, op, payload):
@@ -325,7 +353,9 @@ class WebSocket:
         except UnicodeError:
             raise _Fail(CLOSE_BAD_DATA, "text message is not UTF-8")
 
-    async def _read_frame(self):
+    async def _read_frame(self, room=SKIP_MAX):
+        # (op, fin, payload); a data frame longer than `room` bytes is read past in small pieces and
+        # its payload is its length (an int), its first bytes in self._skipped_head.
         r = self.reader
         b0, b1 = await r.readexactly(2)
         self.last_rx = time.time()
@@ -343,10 +373,17 @@ class WebSocket:
             n = struct.unpack(">H", await r.readexactly(2))[0]
         elif n == 127:
             n = struct.unpack(">Q", await r.readexactly(8))[0]
-        if n > self.max_size:
+        if n > SKIP_MAX:
             # Refused before reading the payload, so a huge length costs no memory.
             raise _Fail(CLOSE_TOO_BIG, "frame of %d bytes, limit %d" % (n, self.max_size))
         key = None if self.client else await r.readexactly(4)
+        if n > room and op < OP_CLOSE:
+            keep = await r.readexactly(_HEAD if n > _HEAD else n)
+            self._skipped_head = mask(keep, key) if key else keep
+            left = n - len(keep)
+            while left:
+                left -= len(await r.readexactly(_HEAD if left > _HEAD else left))
+            return op, b0 & 0x80, n
         payload = await r.readexactly(n) if n else b""
         if key:
             payload = mask(payload, key)
@@ -526,6 +563,18 @@ async def _read_line(reader):
         raise HandshakeError(400, "header is not UTF-8")
 
 
+async def _refusal_body(reader, headers):
+    # The server's own words for a refused upgrade (its response body), when it gave a length.
+    try:
+        n = int(headers.get("content-length", "0"))
+        if not 0 < n <= _MAX_REFUSAL:
+            return ""
+        body = (await reader.readexactly(n)).decode().strip()
+    except (ValueError, EOFError, OSError):  # UnicodeError is a ValueError
+        return ""
+    return ": " + body if body else ""
+
+
 async def _read_headers(reader):
     headers = {}
     for _ in range(_MAX_HEADERS + 1):
@@ -698,7 +747,7 @@ async def handshake(reader, writer, host, port, target, headers=None, subprotoco
         raise HandshakeError(502, "no HTTP response to the upgrade")
     h = await _read_headers(reader)
     if status != 101:
-        raise HandshakeError(status, "server refused the upgrade")
+        raise HandshakeError(status, "server refused the upgrade" + await _refusal_body(reader, h))
     if h.get("sec-websocket-accept") != accept_key(key):
         raise HandshakeError(502, "wrong Sec-WebSocket-Accept")
     if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):

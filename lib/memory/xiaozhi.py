@@ -8,10 +8,11 @@ import json
 
 from micropython import const
 
-from memory import mcp, outlink
+from memory import mcp, outlink, ws
 
 PROTOCOL_VERSION = const(1)
-HELLO_TIMEOUT = const(10)  # seconds the server has to answer our hello, as the xiaozhi firmware waits
+HELLO_TIMEOUT = const(10)
+_MAX_SAID = const(200)  # characters of a server's plain-text message that are logged  # seconds the server has to answer our hello, as the xiaozhi firmware waits
 _AUDIO_PARAMS = {"format": "opus", "sample_rate": 16000, "channels": 1, "frame_duration": 60}
 
 
@@ -81,7 +82,11 @@ class XiaozhiLink(outlink.OutboundLink):
         timer = asyncio.create_task(self._hello_deadline(sock))
         try:
             while True:
-                msg = await sock.recv()
+                try:
+                    msg = await sock.recv()
+                except ws.MessageTooBig as e:  # read past: answered in an envelope, the link goes on
+                    await sock.send(mcp_envelope(self.dispatcher.too_big(e), self.session_id))
+                    continue
                 if not isinstance(msg, str):
                     continue  # audio frames: this link has no speaker
                 out = self.on_text(msg)
@@ -101,7 +106,8 @@ class XiaozhiLink(outlink.OutboundLink):
         try:
             msg = json.loads(text)
         except ValueError:
-            self.log("%s: ignored a message that is not JSON" % self.link.name)
+            # A server that refuses the token may say so in plain text before it closes: show its words.
+            self.log("%s: the server said (not JSON): %s" % (self.link.name, text[:_MAX_SAID]))
             return None
         if not isinstance(msg, dict):
             return None

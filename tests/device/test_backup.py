@@ -203,6 +203,18 @@ class Backup(unittest.TestCase):
         finally:
             b.close()
 
+    def test_schedules_of_an_older_export_are_restored(self):
+        # Exports written before this format listed upcoming schedules by local date-time and repeat name.
+        b = Device("b")
+        try:
+            answer = b.import_([{"type": "schedule", "id": 4, "content": "钢琴课", "datetime": "2026-01-10 16:00",
+                                 "repeat": "weekly", "priority": 3, "reminded": 0, "completed": 0}])[0]
+            self.assertEqual(answer["results"][0]["result"], "ADDED")
+            ev = b.store.events()[0]
+            self.assertEqual((ev.content, ev.repeat, ev.when), ("钢琴课", 2, T0 + 9 * 86400 + 16 * 3600))
+        finally:
+            b.close()
+
     def test_a_bad_cursor_is_refused(self):
         for cursor in ("fact", "archive:fact:x:0:0", "nothing:3"):
             try:

@@ -320,19 +320,16 @@ class Calls(unittest.TestCase):
     def test_string_results_are_sent_as_is(self):
         self.assertEqual(call(make(), "plain", {})["result"]["content"][0]["text"], "已记住")
 
-    def test_refusal_sets_is_error_with_the_message_twice(self):
+    def test_a_refusal_is_exactly_one_text_and_is_error(self):
         r = call(make(), "refuse", {})
         self.assertTrue("error" not in r)
-        res = r["result"]
-        self.assertEqual(res["isError"], True)
-        self.assertEqual(res["content"][0]["text"], "content must not be empty, got ''")
-        self.assertEqual(res["error"]["message"], res["content"][0]["text"])
+        self.assertEqual(r["result"], {"content": [{"type": "text", "text": "content must not be empty, got ''"}], "isError": True})
 
     def test_a_crashing_tool_is_an_error_result_not_a_dead_link(self):
         d = make()
         res = call(d, "crash", {})["result"]
         self.assertEqual(res["isError"], True)
-        self.assertIn("KeyError", res["error"]["message"])
+        self.assertIn("KeyError", res["content"][0]["text"])
         self.assertEqual(ask(d, "ping")["result"], {})
 
     def test_schema_checks_name_the_field_and_value(self):
@@ -342,7 +339,8 @@ class Calls(unittest.TestCase):
             ({"action": "erase"}, "action must be one of read, write, got 'erase'"),
             ({"action": 3}, "action must be string, got 3"),
             ({"action": "read", "priority": 9}, "priority must be 1-5, got 9"),
-            ({"action": "read", "priority": "2"}, "priority must be integer, got '2'"),
+            ({"action": "read", "priority": "2.5"}, "priority must be integer, got '2.5'"),
+            ({"action": "read", "priority": "9"}, "priority must be 1-5, got 9"),
             ({"action": "read", "priority": True}, "priority must be integer, got True"),
             ({"action": "read", "priority": 2.5}, "priority must be integer, got 2.5"),
             ({"action": "read", "content": "123456789"}, "content must have at most 8 characters, got 9"),
@@ -351,6 +349,6 @@ class Calls(unittest.TestCase):
         )
         for args, message in cases:
             res = call(d, "checked", args)["result"]
-            self.assertEqual((res["isError"], res["error"]["message"]), (True, message), args)
+            self.assertEqual((res["isError"], res["content"][0]["text"]), (True, message), args)
         res = call(d, "checked", {"action": "write", "priority": 5, "content": "记忆记忆记忆记忆", "flag": False})["result"]
         self.assertEqual(json.loads(res["content"][0]["text"]), {"ok": "write"})

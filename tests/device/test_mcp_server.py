@@ -139,9 +139,23 @@ class Sessions(unittest.TestCase):
         self.assertEqual(len(s.logged), 1)
         self.assertIn("bug", s.logged[0])
 
-    async def test_oversized_message_closes_only_that_session(self):
+    async def test_an_oversized_message_is_answered_with_its_id_and_the_session_goes_on(self):
         s = make_server()
-        stream = await session(s, ws.frame_header(ws.OP_TEXT, 40000, True, KEY))
+        big = {"jsonrpc": "2.0", "id": "w-1", "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "记" * 6000}}}
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        stream = await session(s, text_frame(big), text_frame(ping), close_frame())
+        _, frames = split_reply(stream.out)
+        answers = [json.loads(f[3].decode()) for f in frames if f[1] == ws.OP_TEXT]
+        self.assertEqual(answers[0]["id"], "w-1")
+        self.assertEqual(answers[0]["error"]["code"], -32600)
+        message = answers[0]["error"]["message"]
+        self.assertTrue("16384" in message and str(len(json.dumps(big).encode())) in message, message)
+        self.assertEqual(answers[1], {"jsonrpc": "2.0", "id": 2, "result": {}})
+        self.assertEqual(close_code(frames[-1]), 1000)
+
+    async def test_a_message_over_what_can_be_read_past_still_closes_with_1009(self):
+        s = make_server()
+        stream = await session(s, ws.frame_header(ws.OP_TEXT, ws.SKIP_MAX + 1, True, KEY))
         _, frames = split_reply(stream.out)
         self.assertEqual(close_code(frames[-1]), 1009)
         self.assertEqual(s.connections, [])

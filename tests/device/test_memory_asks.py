@@ -52,14 +52,13 @@ class Asks(unittest.TestCase):
         self.schedule("吃药", "2030-03-01 21:00")
         err, text = call(self.device, {"action": "complete_schedule", "content": "吃药"})
         self.assertTrue(err)
-        self.assertTrue("datetime" in text and "21:00" in text, text)
+        self.assertTrue("09:00" in text and "21:00" in text, text)
         out = self.ok({"action": "complete_schedule", "content": "吃药", "datetime": "2030-03-01 21:00"})
         self.assertEqual(out["completed"]["datetime"], "2030-03-01 21:00")
         left = self.ok({"action": "read", "type": "schedule"})["items"]
         self.assertEqual([(s["content"], s["datetime"]) for s in left], [("吃药", "2030-03-01 09:00")])
         err, text = call(self.device, {"action": "complete_schedule", "content": "吃药", "datetime": "2030-03-02 09:00"})
         self.assertTrue(err)
-        self.assertTrue("2030-03-02 09:00" in text, text)
 
     def test_a_completed_one_off_can_be_deleted(self):
         self.schedule("看牙医", "2030-03-02 10:00")

@@ -187,3 +187,39 @@ class SessionTest(unittest.TestCase):
         self.assertTrue(ws.OP_PING in ops)
         self.assertTrue(stream.closed)
         self.assertTrue("no frame" in logs[1])
+
+    async def test_an_oversized_message_is_answered_on_both_outbound_links_and_they_go_on(self):
+        big = {"jsonrpc": "2.0", "id": "r_n_7", "method": "tools/call", "params": {"name": "echo", "arguments": {"t": "记" * 6000}}}
+        ping = {"jsonrpc": "2.0", "id": 8, "method": "ping"}
+        stream = YieldingStream(server_frames(big, ping))
+        ws.connect = FakeConnect([stream])
+        link = endpoint.EndpointLink("ws://h/mcp/", dispatcher(), log=lambda m: None)
+        await in_task(link.run_once())
+        out = [json.loads(t) for t in sent(stream)]
+        self.assertEqual((out[0]["id"], out[0]["error"]["code"]), ("r_n_7", -32600))
+        self.assertTrue("16384" in out[0]["error"]["message"], out[0])
+        self.assertEqual(out[1], {"jsonrpc": "2.0", "id": 8, "result": {}})
+
+        stream = YieldingStream(server_frames(
+            {"type": "hello", "transport": "websocket", "session_id": "s2"},
+            {"session_id": "s2", "type": "mcp", "payload": big},
+            {"session_id": "s2", "type": "mcp", "payload": ping},
+        ))
+        ws.connect = FakeConnect([stream])
+        link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "", "24:0a:c4:12:34:56", "cid", dispatcher(), log=lambda m: None)
+        await in_task(link.run_once())
+        out = [json.loads(t) for t in sent(stream)][1:]
+        self.assertEqual((out[0]["session_id"], out[0]["type"]), ("s2", "mcp"))
+        self.assertEqual((out[0]["payload"]["id"], out[0]["payload"]["error"]["code"]), ("r_n_7", -32600))
+        self.assertEqual(out[1]["payload"], {"jsonrpc": "2.0", "id": 8, "result": {}})
+
+    async def test_a_server_refusing_the_token_is_logged_in_its_own_words(self):
+        close = ws.encode_frame(ws.OP_CLOSE, b"\x03\xf0" + "令牌无效".encode())  # 1008
+        stream = YieldingStream(server_frames("认证失败") + close)
+        ws.connect = FakeConnect([stream])
+        logs = []
+        link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "bad", "24:0a:c4:12:34:56", "cid", dispatcher(), log=logs.append)
+        await in_task(link.run_once())
+        said = " | ".join(logs)
+        self.assertTrue("the server said (not JSON): 认证失败" in said, said)
+        self.assertTrue("1008 令牌无效" in said, said)

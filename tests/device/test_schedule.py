@@ -179,6 +179,13 @@ class Stages(unittest.TestCase):
         self.assertIsNone(affinity.describe(300)["coins_to_next_stage"])
         self.assertRaises(ValueError, affinity.stage, -1)
 
+    def test_each_stage_has_a_style_line_in_both_languages(self):
+        for coins, zh, en in ((0, "陌生期", "Stranger"), (21, "熟悉期", "Acquaintance"), (51, "亲密期", "Friend"),
+                              (101, "深厚期", "Close friend"), (201, "灵魂伴侣", "Soulmate")):
+            self.assertTrue(affinity.style(coins).startswith(zh), coins)
+            self.assertTrue(affinity.style(coins, "en").startswith(en), coins)
+        self.assertTrue("您" in affinity.style(0) and "您" in affinity.style(0, "en"))
+
 
 class FlushingStore(ListStore):
     def __init__(self):
@@ -229,6 +236,74 @@ class Loop(unittest.TestCase):
         self.announcer.add(got.append)
         self.loop.check(at("2026-02-05 13:05"))
         self.assertEqual(len(got), 1)
+
+    def test_a_reminder_no_user_saw_is_answered_by_the_next_read_once(self):
+        got = []
+        self.announcer.add(got.append)  # a relay or voice server: it may drop the notification
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(len(got), 1)
+        untold = self.s.take_untold(at("2026-02-05 13:10"))
+        self.assertEqual([(i["content"], i["missed"], i["minutes"]) for i in untold], [("团队会议", False, 50)])
+        self.assertTrue(untold[0]["text"].startswith("重要！14:00"), untold[0]["text"])
+        self.assertEqual(self.s.take_untold(at("2026-02-05 13:20")), [])
+
+    def test_a_link_that_reaches_the_user_leaves_nothing_for_the_read(self):
+        got = []
+        self.announcer.add(got.append, True)  # the host gateway
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(len(got), 1)
+        self.assertEqual(self.s.take_untold(at("2026-02-05 13:10")), [])
+
+    def test_a_held_reminder_is_told_when_the_gateway_connects(self):
+        self.loop.check(at("2026-02-05 13:05"))
+        got = []
+        self.announcer.add(got.append, True)
+        self.assertEqual(len(got), 1)
+        self.assertEqual(self.s.take_untold(at("2026-02-05 13:10")), [])
+
+    def test_the_read_takes_what_the_loop_has_not_reached_and_the_loop_then_skips_it(self):
+        got = []
+        self.announcer.add(got.append)
+        untold = self.s.take_untold(at("2026-02-05 13:30"))
+        self.assertEqual([i["minutes"] for i in untold], [30])
+        self.loop.check(at("2026-02-05 13:35"))
+        self.assertEqual(got, [])
+
+    def test_a_look_leaves_reminders_untold(self):
+        self.loop.check(at("2026-02-05 13:05"))
+        for _ in range(2):
+            self.assertEqual(len(self.s.take_untold(at("2026-02-05 13:10"), tell=False)), 1)
+        self.assertEqual(len(self.s.take_untold(at("2026-02-05 13:10"))), 1)
+        self.assertEqual(self.s.take_untold(at("2026-02-05 13:10"), tell=False), [])
+
+    def test_a_sink_with_nobody_to_take_it_leaves_the_reminder_held(self):
+        self.announcer.add(lambda item: False)  # the MCP server with no client connected
+        self.loop.check(at("2026-02-05 13:05"))
+        self.assertEqual(self.announcer.undelivered(), 1)
+        got = []
+        self.announcer.add(got.append)
+        self.assertEqual(len(got), 1)
+
+    def test_reminder_sentences_follow_the_language(self):
+        self.s.language = "en"
+        untold = self.s.take_untold(at("2026-02-05 13:30"))
+        self.assertEqual(untold[0]["text"], "Important! At 14:00: 团队会议. Don't forget.")
+        item = dict(untold[0], missed=True)
+        self.assertEqual(schedule.reminder_text(item, "en"), "You missed a plan: 团队会议 (it was at 2026-02-05 14:00).")
+        self.assertEqual(schedule.reminder_text(dict(item, missed=False, urgency="light")), "顺便说一句，14:00 还有「团队会议」。")
+
+    def test_missed_while_off_and_clock_unset(self):
+        self.assertEqual(self.s.take_untold(0), [])
+        untold = self.s.take_untold(at("2026-02-05 16:00"))
+        self.assertEqual([i["missed"] for i in untold], [True])
+        self.assertTrue(untold[0]["text"].startswith("你错过了"), untold[0]["text"])
+
+    def test_reminders_beyond_what_the_announcer_holds_are_not_lost(self):
+        for i in range(9):
+            self.s.add("事%d" % i, "2026-02-06 0%d:00" % i, force=True, now=at("2026-02-05 08:00"))
+        self.loop.check(at("2026-02-06 09:30"))  # no link at all: the announcer keeps only 8
+        self.assertEqual(self.announcer.undelivered(), 8)
+        self.assertEqual(len(self.s.take_untold(at("2026-02-06 09:40"))), 10)
 
     async def test_run_checks_at_once_then_sleeps(self):
         import asyncio

@@ -48,7 +48,7 @@ class SerialCalls(unittest.TestCase):
         import json
 
         for name, args, word in (("nope", "{}", "unknown tool"), ("memory", "{bad", "not JSON"),
-                                 ("memory", '{"action":"fly"}', "action"), ("memory", "[1]", "object")):
+                                 ("memory", '{"action":"fly"}', "没有这个操作：fly"), ("memory", "[1]", "object")):
             out = json.loads(self.device.call_tool(name, args))
             self.assertTrue(out["isError"], (name, args))
             self.assertTrue(word in out["content"][0]["text"], out["content"][0]["text"])

@@ -117,10 +117,19 @@ class Fragmentation(unittest.TestCase):
         await expect_close(self, sock, 1002)
 
 
+async def expect_too_big(test, sock, size):
+    try:
+        got = await sock.recv()
+    except ws.MessageTooBig as e:
+        test.assertEqual((e.size, e.limit), (size, 16384))
+        return e.head
+    test.fail("expected MessageTooBig, received %r" % (got[:40],))
+
+
 class Limits(unittest.TestCase):
-    async def test_frame_over_16k_refused_with_1009_before_reading_it(self):
+    async def test_frame_over_skip_max_refused_with_1009_before_reading_it(self):
         # Only the header arrives: the payload must not be waited for or allocated.
-        s, sock = server_side(ws.frame_header(ws.OP_TEXT, 16385, True, KEY))
+        s, sock = server_side(ws.frame_header(ws.OP_TEXT, ws.SKIP_MAX + 1, True, KEY))
         await expect_close(self, sock, 1009)
         self.assertEqual(close_code(read_frames(s.out)[-1]), 1009)
         self.assertTrue(s.closed)
@@ -129,16 +138,40 @@ class Limits(unittest.TestCase):
         s, sock = server_side(ws.frame_header(ws.OP_BINARY, 1 << 40, True, KEY))
         await expect_close(self, sock, 1009)
 
-    async def test_fragments_adding_up_over_16k_refused_with_1009(self):
+    async def test_a_message_over_16k_is_read_past_and_the_next_one_is_read(self):
+        big = b'{"jsonrpc":"2.0","id":7,' + b"x" * 20000
+        s, sock = server_side(client_frame(ws.OP_TEXT, big), client_frame(ws.OP_TEXT, "下一条".encode()))
+        head = await expect_too_big(self, sock, len(big))
+        self.assertEqual(head, big[:96])
+        self.assertEqual(await sock.recv(), "下一条")
+        self.assertFalse(sock.closed)
+        self.assertEqual(s.out, b"")  # nothing said on the socket: answering is the caller's business
+
+    async def test_fragments_adding_up_over_16k_are_read_past(self):
         part = b"x" * 6000
         s, sock = server_side(
-            client_frame(ws.OP_TEXT, part, fin=False), client_frame(ws.OP_CONT, part, fin=False), client_frame(ws.OP_CONT, part)
+            client_frame(ws.OP_TEXT, b"[1,", fin=False), client_frame(ws.OP_CONT, part, fin=False),
+            client_frame(ws.OP_CONT, part, fin=False), client_frame(ws.OP_PING, b"p", fin=True),
+            client_frame(ws.OP_CONT, part), client_frame(ws.OP_TEXT, b"after"),
         )
+        head = await expect_too_big(self, sock, 3 + 3 * 6000)
+        self.assertEqual(head, (b"[1," + part)[:96])
+        self.assertEqual(await sock.recv(), "after")
+        self.assertEqual([f[1] for f in read_frames(s.out)], [ws.OP_PONG])  # the ping in between was answered
+
+    async def test_a_message_just_at_16k_is_whole(self):
+        data = b"y" * 16384
+        _, sock = server_side(client_frame(ws.OP_TEXT, data[:10000], fin=False), client_frame(ws.OP_CONT, data[10000:]))
+        self.assertEqual(await sock.recv(), data.decode())
+
+    async def test_read_past_messages_may_not_add_up_past_skip_max(self):
+        part = b"z" * 16000
+        frames = [client_frame(ws.OP_TEXT, part, fin=False)] + [client_frame(ws.OP_CONT, part, fin=False)] * (ws.SKIP_MAX // 16000 + 1)
+        _, sock = server_side(*frames)
         await expect_close(self, sock, 1009)
-        self.assertEqual(close_code(read_frames(s.out)[-1]), 1009)
 
     async def test_recv_after_close_keeps_raising(self):
-        _, sock = server_side(ws.frame_header(ws.OP_TEXT, 20000, True, KEY))
+        _, sock = server_side(ws.frame_header(ws.OP_TEXT, ws.SKIP_MAX + 1, True, KEY))
         await expect_close(self, sock, 1009)
         await expect_close(self, sock, 1009)
         try:

@@ -21,6 +21,7 @@ from xzmem.db import open_db
 from xzmem.device.client import DeviceClient
 from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient
+from xzmem.pipelines.never_remember import NeverRemember
 from xzmem.pipelines.runner import Pipelines
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -85,6 +86,16 @@ def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
     assert [s["content"] for s in overview["schedules"]] == ["去开家长会"]
     with Outbox(tmp_path / "host" / "outbox.sqlite3") as box:
         assert box.pending() == []
+
+
+def test_chat_keeps_nothing_of_a_never_remember_topic(tmp_path):
+    cfg = host_config(tmp_path)
+    NeverRemember(open_db(cfg.data_path)).add("篮球")
+    with SimDevice(tmp_path / "dev") as device:
+        said = asyncio.run(chat_lines(cfg, device.url, ["我喜欢打篮球", "我喜欢画画"]))
+        overview = asyncio.run(device_read(device.url))
+    assert said[1:] == ["嗯，我在听。", "记住了：喜欢 画画"]
+    assert overview["preferences"]["likes"] == ["画画"]
 
 
 def test_chat_with_llm_runs_the_models_memory_calls_on_the_device(tmp_path, fake_llm):  # noqa: F811

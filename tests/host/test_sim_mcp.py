@@ -90,18 +90,19 @@ def test_bad_arguments_are_tool_errors_and_change_nothing(device):
     async def scenario():
         async with session(device.url) as s:
             await call(s, "memory", {"action": "write", "type": "name", "content": "小明"})
+            # Refusals are one sentence in the device's language (zh by default), naming the field in words.
             bad = [
-                ({"action": "fly"}, "action"),
-                ({"action": "write", "type": "pet", "content": "x"}, "type"),
-                ({"action": "write", "type": "age", "content": 200}, "age"),
-                ({"action": "write", "type": "birthday", "content": "2026-02-30"}, "birthday"),
-                ({"action": "write", "type": "schedule", "content": "会", "datetime": "2026-02-30 10:00"}, "datetime"),
+                ({"action": "fly"}, "操作"),
+                ({"action": "write", "type": "pet", "content": "x"}, "没有这个类型：pet"),
+                ({"action": "write", "type": "age", "content": 200}, "年龄要在这个范围：0 到 150"),
+                ({"action": "write", "type": "birthday", "content": "2026-02-30"}, "生日的格式不对"),
+                ({"action": "write", "type": "schedule", "content": "会", "datetime": "2026-02-30 10:00"}, "时间的格式不对"),
                 ({"action": "write", "type": "schedule", "content": "会", "datetime": "2026-02-10 10:00",
-                  "repeat": "yearly"}, "repeat"),
-                ({"action": "write", "type": "schedule", "content": "", "datetime": "2026-02-10 10:00"}, "content"),
-                ({"action": "recall", "type": "fact", "limit": 500}, "limit"),
-                ({"action": "recall", "type": "fact", "start_date": "2026/01/01"}, "start_date"),
-                ({"action": "write"}, "type"),
+                  "repeat": "yearly"}, "重复方式"),
+                ({"action": "write", "type": "schedule", "content": "", "datetime": "2026-02-10 10:00"}, "内容"),
+                ({"action": "recall", "type": "fact", "limit": 500}, "条数"),
+                ({"action": "recall", "type": "fact", "start_date": "2026/01/01"}, "开始日期"),
+                ({"action": "write"}, "缺少类型"),
             ]
             for args, word in bad:
                 err, text = await call(s, "memory", args)

@@ -10,9 +10,7 @@ from link_helpers import TOKEN, serving
 from memory import mcp, ws
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.http11 import Response
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -155,7 +153,7 @@ def test_ping_pong_and_close_codes():
     run(main())
 
 
-def test_message_over_16k_is_refused_with_1009_and_16k_is_fine():
+def test_a_message_over_16k_gets_an_error_naming_the_limit_and_the_session_goes_on():
     async def main():
         async with serving() as s:
             async with client(s) as c:
@@ -164,7 +162,14 @@ def test_message_over_16k_is_refused_with_1009_and_16k_is_fine():
                 assert len(exact.encode()) == 16384
                 await c.send(exact)
                 assert json.loads(await c.recv())["result"]["isError"] is False
-                await c.send("x" * 16385)
+                # 2,800 Chinese characters escaped as \uXXXX by the client: 6 bytes each, over the limit.
+                big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "记" * 2800}}})
+                await c.send(big)
+                answer = json.loads(await c.recv())
+                assert answer["id"] == 2 and answer["error"]["code"] == -32600
+                assert "16384" in answer["error"]["message"] and str(len(big)) in answer["error"]["message"]
+                assert (await rpc(c, "ping", rid=3))["result"] == {}  # same connection
+                await c.send("x" * (ws.SKIP_MAX + 1))  # too big even to read past: closed
                 with pytest.raises(ConnectionClosed):
                     await c.recv()
                 assert c.protocol.close_rcvd.code == 1009
@@ -260,6 +265,8 @@ def ws_server():
                     await conn.send("ponged")
                 elif msg == "big":
                     await conn.send("b" * 20000)
+                elif msg == "huge":
+                    await conn.send("h" * (ws.SKIP_MAX + 1))
                 elif msg == "close 4001":
                     await conn.close(4001, "done")
                 elif msg == "fragments":
@@ -271,7 +278,7 @@ def ws_server():
 
     def check(conn, request):
         if request.headers.get("Authorization") != "Bearer T":
-            return Response(401, "Unauthorized", Headers(), b"no")
+            return conn.respond(401, "token refused\n")
         return None
 
     seen = {}
@@ -306,7 +313,7 @@ def test_our_client_talks_to_a_websockets_server(ws_server):
     run(main())
 
 
-def test_our_client_refuses_a_big_message_and_sees_close_codes(ws_server):
+def test_our_client_reads_past_a_big_message_refuses_a_huge_one_and_sees_close_codes(ws_server):
     handler, check, seen = ws_server
 
     async def main():
@@ -314,6 +321,12 @@ def test_our_client_refuses_a_big_message_and_sees_close_codes(ws_server):
             url = f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}/"
             c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
             await c.send("big")
+            with pytest.raises(ws.MessageTooBig) as too_big:
+                await c.recv()
+            assert (too_big.value.size, too_big.value.head) == (20000, b"b" * 96)
+            await c.send("still here")
+            assert await c.recv() == "still here"
+            await c.send("huge")
             with pytest.raises(ws.ConnectionClosed) as e:
                 await c.recv()
             assert e.value.code == 1009
@@ -328,6 +341,7 @@ def test_our_client_refuses_a_big_message_and_sees_close_codes(ws_server):
             with pytest.raises(ws.HandshakeError) as e:
                 await ws.connect(url, headers=[("Authorization", "Bearer wrong")])
             assert e.value.status == 401
+            assert str(e.value).endswith("server refused the upgrade: token refused")  # the server's own words
 
     run(main())
 

@@ -112,9 +112,11 @@ class _Base:
 class XiaozhiServer(_Base):
     """`say_hello`: answer the device hello; `mcp_before_hello`: send initialize before answering (as xinnan does)."""
 
-    def __init__(self, token, say_hello=True, mcp_before_hello=True, path="/xiaozhi/v1/"):
+    def __init__(self, token, say_hello=True, mcp_before_hello=True, path="/xiaozhi/v1/", refuse_with=None):
         super().__init__()
         self.token = token
+        # A wrong token: accept the upgrade, say this in plain text and close, as xinnan's server does.
+        self.refuse_with = refuse_with
         self.say_hello = say_hello
         self.mcp_before_hello = mcp_before_hello
         self.path = path
@@ -138,6 +140,10 @@ class XiaozhiServer(_Base):
         self.count += 1
         n = self.count
         h = ws.request.headers
+        if self.refuse_with is not None and h.get("Authorization") != f"Bearer {self.token}":
+            await ws.send(self.refuse_with)
+            await ws.close()
+            return
         if urlparse(ws.request.path).path != self.path:
             self.errors.append(f"device asked for path {ws.request.path}")
         self._check_headers(h)

@@ -237,7 +237,7 @@ class Chat:
         problems = list(dict.fromkeys(s.problem for s in signals if s.problem))
         if problems:
             return f"这个我没法记下：{'；'.join(problems)}。换个说法再告诉我一次吧？"
-        if writes:
+        if writes and self.pipelines.never.match(user) is None:  # a never-remember topic is not kept
             return acknowledge(writes)
         if _ASKS.search(user):
             try:

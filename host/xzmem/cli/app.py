@@ -1,7 +1,7 @@
 """The `xzmem` command line, assembled: one typer app holding every command group's commands, and
 `run()`, the entry point that turns whatever goes wrong into one `xzmem: ...` line on stderr.
 
-Each group module (board, chat, device, gateway, pipelines, sim) declares its commands on its own
+Each group module (board, chat, dashboard, device, gateway, pipelines, sim) declares its commands on its own
 `commands` registry and imports nothing from here, so there is no import cycle.
 """
 
@@ -11,7 +11,7 @@ import sys
 import typer
 
 from xzmem import __version__
-from xzmem.cli import board, chat, device, gateway, pipelines, sim
+from xzmem.cli import board, chat, dashboard, device, gateway, pipelines, sim
 
 app = typer.Typer(help="xzmem: long-term memory for ESP32 AI companions (xiaozhi).", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -29,7 +29,7 @@ def version() -> None:
     typer.echo(f"xzmem {__version__}")
 
 
-for group in (board, device, chat, gateway, pipelines, sim):
+for group in (board, device, chat, gateway, pipelines, sim, dashboard):
     app.registered_commands.extend(group.commands.registered_commands)
 
 

@@ -20,6 +20,11 @@ def sim_command(
     utc_offset: Annotated[int, typer.Option("--utc-offset", help="Device local time offset in seconds.")] = 8 * 3600,
     endpoint: Annotated[str | None, typer.Option("--endpoint", help="MCP endpoint URL the device connects out to.")] = None,
     xiaozhi: Annotated[str | None, typer.Option("--xiaozhi", help="xiaozhi WebSocket server URL to connect to.")] = None,
+    xiaozhi_token: Annotated[str | None, typer.Option(
+        "--xiaozhi-token", help="Token sent as 'Authorization: Bearer' on the xiaozhi link.")] = None,
+    reminder_prefix: Annotated[str | None, typer.Option(
+        "--reminder-prefix", help="Text put before each reminder on the xiaozhi link, e.g. '[device_call]'.")] = None,
+    language: Annotated[str, typer.Option("--language", help="Language of the memory tool's refusals and style hint: zh or en.")] = "zh",
     device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present; default: one derived from --data.")] = None,
     trusted_links: Annotated[str | None, typer.Option(
         "--trusted-links", help="Outbound links that go to your own xzmem gateway: endpoint, xiaozhi or both.")] = None,
@@ -27,7 +32,7 @@ def sim_command(
     """Run the device's boot.py and main.py on CPython; prints 'xzmem device ready ws://HOST:PORT/mcp'."""
     try:
         cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id or sim.stable_device_id(data),
-                                trusted_links)
+                                trusted_links, xiaozhi_token, reminder_prefix, language)
         sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed)
     except sim.SimError as e:
         typer.echo(f"xzmem: {e}", err=True)

@@ -17,6 +17,7 @@ from xzmem.device.ops import Batch, make_batches
 from xzmem.llm import LLMClient
 from xzmem.pipelines.changes import ChangeResult, detect_changes
 from xzmem.pipelines.extraction_log import ExtractionLog
+from xzmem.pipelines.never_remember import NeverRemember
 from xzmem.pipelines.profile import (
     PROFILE_KEY,
     ProfileResult,
@@ -65,6 +66,7 @@ class Pipelines:
         self.source = source or self.mirror
         self.profiles = ProfileStore(conn)
         self.snapshot = WorkingSnapshot(conn)
+        self.never = NeverRemember(conn)
         self.working = WorkingMemory.from_config(cfg.working, clock)
         self.snapshot.load_into(self.working)
 
@@ -120,12 +122,21 @@ class Pipelines:
                     await on_fast_batch(batch)
 
         memories = self.source.list_keyed()
-        sieve, changes = await asyncio.gather(
-            run_sieve(self.llm, self.working, user, assistant, now, format_profile(effective),
-                      self.cfg.sieve.additional_instructions, on_fast_ops=fast_ops_ready),
-            detect_changes(self.llm, [m for m in memories if m.key != PROFILE_KEY], user, assistant, now,
-                           self.cfg.changes, skip_llm="small talk" if is_small_talk_exchange(user, assistant) else None),
-        )
+        topic = self.never.match(user + "\n" + assistant)
+        if topic is not None:
+            # The person asked never to remember this: no channel sees the turn at all.
+            why = f"never remember: {topic}"
+            sieve, changes = SieveResult(skipped=why), ChangeResult(skipped=why)
+        else:
+            sieve, changes = await asyncio.gather(
+                run_sieve(self.llm, self.working, user, assistant, now, format_profile(effective),
+                          self.cfg.sieve.additional_instructions, on_fast_ops=fast_ops_ready),
+                detect_changes(self.llm, [m for m in memories if m.key != PROFILE_KEY], user, assistant, now,
+                               self.cfg.changes,
+                               skip_llm="small talk" if is_small_talk_exchange(user, assistant) else None),
+            )
+        changes.ops, dropped = self.never.keep(changes.ops)
+        changes.notes.extend(dropped)
         change_batches = self._emit("changes", changes.ops)
         self.snapshot.save(self.working)
         exchange_input = {"user": user, "assistant": assistant, "now": now}
@@ -152,6 +163,8 @@ class Pipelines:
         now = self.clock() if now is None else now
         memories = [m for m in self.source.list_keyed() if m.key != PROFILE_KEY]
         result = await reflect(self.llm, messages, memories, now, recalled)
+        result.ops, dropped = self.never.keep(result.ops)
+        result.notes.extend(dropped)
         batches = self._emit("reflect", result.ops)
         log_id = self.log.record(
             "reflect", {"messages": messages, "recalled": result.recalled_keys, "now": now}, result.raw,

@@ -50,17 +50,15 @@ def parse_start(text: str | None, utc_offset: int) -> int | None:
 
 
 def device_config(listen: str, token: str, utc_offset: int, endpoint: str | None = None, xiaozhi: str | None = None,
-                  device_id: str | None = None, trusted_links: str | None = None) -> dict:
+                  device_id: str | None = None, trusted_links: str | None = None, xiaozhi_token: str | None = None,
+                  reminder_prefix: str | None = None, language: str = "zh") -> dict:
     host, port = parse_listen(listen)
-    cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset}
-    if trusted_links:
-        cfg["trusted_links"] = trusted_links
-    if endpoint:
-        cfg["endpoint_url"] = endpoint
-    if xiaozhi:
-        cfg["xiaozhi_url"] = xiaozhi
-    if device_id:
-        cfg["device_id"] = device_id
+    if language not in ("zh", "en"):
+        raise SimError(f"--language must be zh or en, got {language!r}")
+    cfg = {"token": token, "listen_host": host, "listen_port": port, "utc_offset": utc_offset, "language": language}
+    optional = {"trusted_links": trusted_links, "endpoint_url": endpoint, "xiaozhi_url": xiaozhi, "device_id": device_id,
+                "xiaozhi_token": xiaozhi_token, "reminder_prefix": reminder_prefix}
+    cfg.update({key: value for key, value in optional.items() if value})
     return cfg
 
 
