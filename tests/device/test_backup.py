@@ -6,6 +6,7 @@
 # archived facts. Its export (with the archive) is imported into an empty device B in chunks of
 # 25, as `xzmem import` sends them; B's export must equal A's. Importing again changes nothing.
 
+import json
 import os
 import unittest
 
@@ -65,7 +66,7 @@ class Device:
             args = {"action": "export", "limit": limit, "archive": archive}
             if cursor:
                 args["cursor"] = cursor
-            page = self.sync.call(args, _LINK)
+            page = json.loads(self.sync.call(args, _LINK).text())  # an export page is streamed
             records.extend(page["records"])
             cursor = page["next_cursor"]
             if not cursor:
