@@ -103,7 +103,7 @@ def test_fast_channel_writes_feed_the_profile_refreshed_at_cold_start_then_daily
     fake_llm.reply({"memories": []}, match="记忆提取器")
     asyncio.run(pipelines.exchange("我叫李雷，我喜欢踢足球", "你好李雷！"))
     state = pipelines.profiles.get()
-    assert state.stale and [m.payload for m in pipelines.profiles.observed()] == ["用户喜欢踢足球", "用户叫李雷"]
+    assert state.stale and sorted(m.payload for m in pipelines.profiles.observed()) == ["用户叫李雷", "用户喜欢踢足球"]
     fake_llm.reply(PROFILE_REPLY, match=PROFILE)
     asyncio.run(pipelines.refresh_profile())
     prompt = requests_with(fake_llm, PROFILE)[0]["body"]["messages"][1]["content"]
