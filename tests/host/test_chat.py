@@ -212,3 +212,51 @@ def test_idle_minutes_end_the_conversation_with_a_reflection(tmp_path, fake_llm)
     assert "最近迷上了下围棋" in json.dumps(reflections[0]["body"], ensure_ascii=False)
     assert any(s.startswith("  （对话反思：") for s in said), said
     assert [item.get("payload") for item in found if item["type"] == "keyed"] == ["用户最近迷上了下围棋"], found
+
+
+def test_an_impossible_date_is_not_stored_and_the_user_is_told(tmp_path):
+    with SimDevice(tmp_path / "dev") as device:
+        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, ["2月30日下午3点提醒我交房租"]))
+        overview = asyncio.run(device_read(device.url))
+    assert said[1] == "这个我没法记下：没有2月30日这一天。换个说法再告诉我一次吧？"
+    assert overview["schedules"] == [] and overview["facts"] == []
+
+
+def test_chat_in_a_terminal_edits_lines_and_keeps_a_history(tmp_path):
+    """Typed in a terminal: the left arrow moves the cursor instead of landing in the name as an
+    escape code, and the line is in the history file for the next chat."""
+    import pty
+
+    with SimDevice(tmp_path / "dev") as device:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("XZMEM_")}
+        env.update(XZMEM_CONFIG=str(tmp_path / "none.toml"), XZMEM_DATA_DIR=str(tmp_path / "host"),
+                   PYTHONUNBUFFERED="1", TERM="xterm")
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "xzmem", "chat", "--device", device.url.split("?")[0],
+                                 "--token", TOKEN], stdin=follower, stdout=follower, stderr=follower, env=env)
+        os.close(follower)
+        seen = b""
+
+        def wait_for(text: bytes) -> None:
+            nonlocal seen
+            deadline = time.monotonic() + 30
+            while text not in seen and time.monotonic() < deadline:
+                try:
+                    seen += os.read(leader, 4096)
+                except OSError:
+                    break
+            assert text in seen, seen.decode(errors="replace")
+
+        try:
+            wait_for("你> ".encode())
+            os.write(leader, "我叫王明".encode() + b"\x1b[D" + "浩".encode() + b"\r")
+            wait_for("记住了：名字 王浩明".encode())
+            os.write(leader, b"/exit\r")
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            os.close(leader)
+        overview = asyncio.run(device_read(device.url))
+    assert overview["profile"]["name"] == "王浩明"
+    assert "我叫王浩明" in (tmp_path / "host" / "chat_history").read_text(encoding="utf-8")

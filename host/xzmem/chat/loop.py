@@ -186,6 +186,9 @@ class Chat:
                 await self.send_pending()
 
         outcome = await self.pipelines.exchange(user, reply, now, on_fast_batch=fast_batch_ready)
+        if self.llm.enabled:
+            for problem in dict.fromkeys(s.problem for s in outcome.sieve.signals if s.problem):
+                self.say(f"  （没有记下：{problem}。）")
         later = [b for b in outcome.batches if b.batch_id not in sent]
         for batch in later:
             self.outbox.enqueue(self.device_id, batch.ops)
@@ -230,7 +233,10 @@ class Chat:
         return json.dumps(answer, ensure_ascii=False)
 
     async def _rule_reply(self, user: str, now: float) -> str:
-        _, writes = fast_channel(user, datetime.fromtimestamp(now))
+        signals, writes = fast_channel(user, datetime.fromtimestamp(now))
+        problems = list(dict.fromkeys(s.problem for s in signals if s.problem))
+        if problems:
+            return f"这个我没法记下：{'；'.join(problems)}。换个说法再告诉我一次吧？"
         if writes and self.pipelines.never.match(user) is None:  # a never-remember topic is not kept
             return acknowledge(writes)
         if _ASKS.search(user):

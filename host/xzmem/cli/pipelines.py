@@ -32,8 +32,11 @@ ConfigOption = Annotated[
 ]
 
 
+STAGES = ("sieve", "changes", "reflect", "profile")
+
+
 def _fail(message: str, code: int = 1) -> None:
-    err_console.print(Text("error: ", style="red") + Text(message))
+    err_console.print(Text("xzmem: ", style="red") + Text(" ".join(message.split())), soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -233,6 +236,8 @@ def log_command(
     config: ConfigOption = None,
 ) -> None:
     """Review the extraction log: each stage's input, raw LLM output, parsed result and errors."""
+    if stage is not None and stage not in STAGES:
+        _fail(f"unknown stage {stage!r}; use one of: {', '.join(STAGES)}")
     try:
         cfg = load_config(config)
     except ConfigError as e:
