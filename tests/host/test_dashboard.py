@@ -63,6 +63,16 @@ def test_an_unknown_host_header_is_refused(tmp_path):
     client = dashboard(tmp_path)
     assert client.get("/", headers={"host": "evil.example:8780"}).status_code == 400
     assert client.get("/", headers={"host": "localhost:8780"}).status_code == 200
+    assert client.get("/login", headers={"host": "evil.example:8780"}).status_code == 400
+
+
+def test_a_form_the_device_cannot_take_goes_back_to_the_page_not_elsewhere(tmp_path):
+    client = dashboard(tmp_path)
+    page = client.get("/edit")
+    answer = client.post("/edit/add", data={"type": "schedule", "csrf": csrf_of(page.text)},
+                         headers={"referer": "http://evil.example/edit"}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/edit"
+    assert "cannot add a &#39;schedule&#39;" in client.get("/edit").text
 
 
 def test_a_password_guards_every_page(tmp_path):

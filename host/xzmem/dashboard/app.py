@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -169,12 +169,14 @@ class Dashboard:
                     back = await handler(form, session, link)
                 except (ValueError, KeyError) as exc:
                     session.flash.append(Answer("", note=str(exc)))
-                    back = request.headers.get("referer") or "/"
+                    back = urlsplit(request.headers.get("referer") or "/").path or "/"  # never another site
             return self._with_cookie(RedirectResponse(back, status_code=303), key)
 
         return endpoint
 
     async def login(self, request: Request) -> Response:
+        if not self._host_ok(request):
+            return PlainTextResponse("unknown Host header", status_code=400)
         key, session = self._session(request)
         lang = self._lang(request)
         wrong = False
