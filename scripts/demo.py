@@ -100,4 +100,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C reaches the chat and the device too; each stops on its own
+        sys.stderr.write("\ndemo: interrupted; the simulated device was stopped and its folder removed\n")
+        sys.exit(130)

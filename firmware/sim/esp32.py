@@ -78,7 +78,6 @@ class NVSFlash:
         self.cut_at = 0
         self.dead = False
         self.damage = None  # what loading a damaged file lost, for the boot log and stats
-        self._unsaved = False  # items changed but the file not yet rewritten (a stop came between)
         if path:
             self._load()
 
@@ -101,22 +100,27 @@ class NVSFlash:
             os.rename(self.path, bad)
         except OSError:  # gone meanwhile: nothing to keep aside
             bad = "gone"
-        self._save()
+        self._save(items)
         self.damage = "%s was %s: kept %d entries, lost %s; the damaged file is %s" % (
             self.path, problem, len(items), ", ".join(lost) if lost else "none that could be named", bad)
         print("nvs:", self.damage)
 
-    def _save(self):
+    def _commit(self, items):
+        """Make `items` the partition's contents: the file first, so a write interrupted while saving
+        (SIGTERM in the simulator) is not done, and the next write of the same value is not skipped."""
+        self._save(items)
+        self.items = items
+
+    def _save(self, items):
         if not self.path:
             return
         out = []
-        for ns, key, kind, value in self.items:
+        for ns, key, kind, value in items:
             out.append([ns, key, kind, _hex(value) if kind == "blob" else value])
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
             json.dump({"items": out}, f)
         os.rename(tmp, self.path)
-        self._unsaved = False
 
     def _layout_entries(self, items):
         """Entries used by `items` laid out in order, after the reserve, as if freshly compacted."""
@@ -175,8 +179,6 @@ class NVSFlash:
             raise PowerCut("power is off")
         i = self.find(ns, key)
         if i >= 0 and self.items[i][2] == kind and self.items[i][3] == value:
-            if self._unsaved:
-                self._save()  # the write that set it was stopped before its file was saved
             return  # ESP-IDF compares and skips identical values
         new_items = [it for it in self.items if not (it[0] == ns and it[1] == key)]
         new_items.append([ns, key, kind, value])
@@ -189,25 +191,19 @@ class NVSFlash:
         cost = _blob_entries(_ENTRIES_PER_PAGE, len(value))[0] if kind == "blob" else 1
         self.entries_written += cost
         self.bytes_written += cost * _ENTRY_BYTES
-        self.items = new_items
-        self._unsaved = True
-        self._save()
+        self._commit(new_items)
 
     def erase(self, ns, key):
         if self.dead:
             raise PowerCut("power is off")
         i = self.find(ns, key)
         if i < 0:
-            if self._unsaved:
-                self._save()
             raise OSError(ERR_NOT_FOUND)
         self.writes += 1
         if self.cut_at and self.writes >= self.cut_at:
             self.dead = True
             raise PowerCut("power cut at NVS erase %d" % self.writes)
-        self.items.pop(i)
-        self._unsaved = True
-        self._save()
+        self._commit(self.items[:i] + self.items[i + 1 :])
 
 
 def _item(value):

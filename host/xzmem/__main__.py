@@ -1,5 +1,5 @@
 """`python -m xzmem` runs the CLI."""
 
-from xzmem.cli.app import app
+from xzmem.cli.app import run
 
-app(prog_name="xzmem")
+run()

@@ -4,20 +4,16 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, config, fs, links, mcp
+from memory import clock, fs, mcp
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
 from memory.space import explain
 from memory.store import Event, Store
-from memory.sync import Sync
 from memory.tools import MemoryTool, SyncTool
 
 CONFIG_PATH = "/config.json"
 DATA = "/data"
-_WIFI_ATTEMPTS = const(3)
-_WIFI_WAIT_MS = const(10000)
-_WIFI_POLL_MS = const(200)
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
 _BOOT_ROOM = const(16384)
@@ -28,44 +24,6 @@ INSTRUCTIONS = (
 )
 
 current = None  # the running Device, for the serial transport's call_tool()
-
-
-def connect_wifi(cfg, wait_ms=_WIFI_WAIT_MS):
-    """Join the configured network; returns a status line. No SSID: assume the port already has a network."""
-    if not cfg["wifi_ssid"]:
-        return "wifi: no wifi_ssid in config, using the existing network"
-    import time
-
-    import network
-
-    wlan = network.WLAN(network.STA_IF)
-    wlan.active(True)
-    for attempt in range(1, _WIFI_ATTEMPTS + 1):
-        if wlan.isconnected():
-            break
-        wlan.connect(cfg["wifi_ssid"], cfg["wifi_password"])
-        # Poll in 200 ms steps; time.sleep() with a fraction works on every port and on CPython.
-        for _ in range(wait_ms // _WIFI_POLL_MS):
-            if wlan.isconnected():
-                break
-            time.sleep(_WIFI_POLL_MS / 1000)
-        if not wlan.isconnected():
-            print("wifi: attempt %d of %d failed (status %s)" % (attempt, _WIFI_ATTEMPTS, wlan.status()))
-    if not wlan.isconnected():
-        return 'wifi: could not join "%s"; serving memory over serial only' % cfg["wifi_ssid"]
-    return 'wifi: connected to "%s" as %s' % (cfg["wifi_ssid"], wlan.ifconfig()[0])
-
-
-def set_clock_by_ntp(cfg):
-    try:
-        import ntptime
-
-        if cfg["ntp_host"]:
-            ntptime.host = cfg["ntp_host"]
-        ntptime.settime()
-        return "clock: set by NTP, %s" % clock.iso_local(clock.now())
-    except (ImportError, OSError) as e:
-        return "clock: NTP failed (%s); %s" % (e, "still set" if clock.is_set() else "not set, no reminders yet")
 
 
 class Device:
@@ -95,20 +53,26 @@ class Device:
         else:
             print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
         self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
-        self.schedules = Schedules(self.store, Event)
+        self.schedules = Schedules(self.store, Event, cfg["language"])
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
-                                    cfg["device_id"] or links.default_device_id(), cfg["language"])
-        self.sync = Sync(self.memory, (data if self.keyed else "") + "/sync",
-                         self.archive.make_room if self.archive else None)
+                                    cfg["device_id"] or _default_device_id(), cfg["language"])
+        self._sync_path = (data if self.keyed else "") + "/sync"
+        self._sync_room = self.archive.make_room if self.archive else None
         self.announcer = Announcer()
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
         self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
         self.dispatcher.on_close = self.link_closed
         self.dispatcher.add(MemoryTool(self.memory))
-        self.dispatcher.add(SyncTool(self.memory, self.sync))
+        self.dispatcher.add(SyncTool(self.memory, self._make_sync))
         self.server = None
         self.links = []
         self._last_upkeep_day = None
+
+    def _make_sync(self):
+        # Made when the host first syncs: a device nobody syncs never loads memory.sync.
+        from memory.sync import Sync
+
+        return Sync(self.memory, self._sync_path, self._sync_room)
 
     def call_tool(self, name, args_json):
         """Run one tool as a trusted local caller (the serial transport); returns the result as JSON text."""
@@ -157,18 +121,22 @@ class Device:
         cfg = self.cfg
         tasks = [self.reminders.run(), self.store.autoflush(), self._upkeep_loop()]
         if cfg["token"]:
-            from memory.server import Server
+            from memory.server import Server, client_budget
 
-            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"])
+            links = (1 if cfg["endpoint_url"] else 0) + (1 if cfg["xiaozhi_url"] else 0)
+            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"],
+                                 max_clients=client_budget(links))
             await self.server.start()
             self.announcer.add(self._reminder_to_server)
             ready("xzmem device ready %s" % self.server.url)
         else:
             ready("xzmem device ready (no token in config: the MCP server is off)")
-        self.links = links.start_links(cfg, self.dispatcher, self.announcer)
+        self.links = _start_links(cfg, self.dispatcher, self.announcer)
         from memory import selftest
 
         print(selftest.run(self))
+        del selftest  # this coroutine lives as long as the device: it must not keep the module
+        forget("selftest")
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -181,21 +149,53 @@ class Device:
             print("memory: final flush failed:", e)
 
 
+def forget(name):
+    """Unload memory.`name`, used once (start-up, self-test, config), so the collector takes its code back."""
+    import sys
+
+    import memory
+
+    sys.modules.pop("memory." + name, None)
+    try:
+        delattr(memory, name)
+    except AttributeError:  # never imported, or already gone
+        pass
+
+
+def _default_device_id():
+    from memory import links
+
+    return links.default_device_id()
+
+
+def _start_links(cfg, dispatcher, announcer):
+    # The links' code (links, endpoint, xiaozhi, outlink, the WebSocket client) loads only when configured.
+    if not (cfg["endpoint_url"] or cfg["xiaozhi_url"]):
+        return []
+    from memory import links
+
+    return links.start_links(cfg, dispatcher, announcer)
+
+
 async def main(config_path=None):
     global current
-    try:
-        cfg = config.load(config_path or CONFIG_PATH)
-    except ValueError as e:
-        # Memory stays reachable over serial (xzmem --device PORT) so the file can be fixed.
-        print("config: %s; starting with defaults, no network server until it is fixed" % e)
-        cfg = config.validate({})
-    print(connect_wifi(cfg))
-    print(set_clock_by_ntp(cfg))
+    from memory import startup
+
+    cfg = startup.start(config_path or CONFIG_PATH)
+    del startup  # main() runs as long as the device: it must not keep the module
+    forget("startup")
+    forget("config")
     current = Device(cfg)
     await current.serve()
 
 
 def call_tool(name, args_json):
     """The serial transport's entry: mpremote runs this on the board against the running device."""
-    device = current or Device(config.load(CONFIG_PATH))
+    device = current
+    if device is None:
+        from memory import startup
+
+        device = Device(startup.load_config(CONFIG_PATH))
+        forget("startup")
+        forget("config")
     return device.call_tool(name, args_json)

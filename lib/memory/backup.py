@@ -11,8 +11,10 @@ import json
 
 from micropython import const
 
+from memory import clock
 from memory.lines import LineReader
 from memory.records import Event
+from memory.schedule import parse_repeat
 
 PAGE_BYTES = const(8000)  # an export page stays well inside one 16 KB WebSocket message
 HOT = ("name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit",
@@ -174,6 +176,10 @@ def _restore_event(store, record):
                  "completed_at", "learned_at", "told"):
         if name in record:
             fields[name] = record[name]
+    if "when" not in fields and "datetime" in record:  # an export written before schedules kept `when`
+        fields["when"] = clock.parse_local_datetime(record["datetime"])
+    if isinstance(fields.get("repeat"), str):
+        fields["repeat"] = parse_repeat(fields["repeat"])
     ev = Event(**fields)
     for old in store.events():
         if old.content == ev.content and old.when == ev.when:

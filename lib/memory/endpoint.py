@@ -45,10 +45,12 @@ class EndpointLink(outlink.OutboundLink):
                 await sock.send(self.dispatcher.too_big(e))
                 continue
             reply = self.dispatcher.handle(msg, self.link)
+            msg = None
             if _well_formed(reply):
                 self.healthy = True
             if reply is not None:
                 await sock.send(reply)
+            reply = None  # not held while the next message is awaited (a streamed answer holds its records)
 
     def reminder_message(self, item):
         return reminder_notification(item)

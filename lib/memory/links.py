@@ -3,8 +3,6 @@
 import asyncio
 import binascii
 
-from memory import endpoint, xiaozhi
-
 try:
     from hashlib import sha256 as _sha256
 except ImportError:  # not expected on ESP32; ids then come from the raw bytes
@@ -76,6 +74,8 @@ def build_links(cfg, dispatcher, announcer, log=print, **options):
     links = []
     if not (cfg.get("endpoint_url") or cfg.get("xiaozhi_url")):
         return links
+    from memory import endpoint, xiaozhi  # only a device with links loads their code
+
     device_id = cfg.get("device_id") or default_device_id()
     if cfg.get("tls_ca") and "ssl" not in options:
         options["ssl"] = tls_context(cfg["tls_ca"])

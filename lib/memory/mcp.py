@@ -27,6 +27,7 @@ _MAX_MESSAGE_TEXT = const(400)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 _CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
 _CUT_MARK = "\n[result cut off] "
+_MAX_DEPTH = const(32)  # nesting a message may have; JSON-RPC's own is 3 deep, tool arguments a few more
 
 
 class ToolError(Exception):
@@ -63,6 +64,37 @@ class Streamed:
         return "".join(self.pieces())
 
 
+def json_array(values):
+    """A JSON array in pieces: one per element, the comma and brackets riding along."""
+    sep = "["
+    for value in values:
+        yield sep + json_text(value)
+        sep = ","
+    yield "]" if sep == "," else "[]"
+
+
+def json_pieces(value):
+    """`value` as JSON text in pieces; the lists of a dict go one element at a time."""
+    if not isinstance(value, dict):
+        yield json_text(value)
+        return
+    sep = "{"
+    for key in value:
+        item = value[key]
+        yield sep + json_text(key) + ":"
+        if isinstance(item, list):
+            yield from json_array(item)
+        else:
+            yield json_text(item)
+        sep = ","
+    yield "}" if sep == "," else "{}"
+
+
+def streamed(value):
+    """A tool result (a dict with long lists: recall, search, export) sent in pieces, never joined."""
+    return Streamed(lambda: json_pieces(value))
+
+
 class Link:
     """What a tool knows about the connection a call came from."""
 
@@ -79,6 +111,13 @@ class _ParamsError(Exception):
 
 
 dumps = jsontext.dumps  # the wire's one encoder: compact, UTF-8 on both interpreters
+
+
+def json_text(value):
+    """dumps(); a str goes through the string encoder alone (no encoder built per call on CPython)."""
+    if isinstance(value, str):
+        return jsontext.string(value)
+    return jsontext.dumps(value)
 
 
 def message_text(msg):
@@ -129,6 +168,52 @@ def error_message(exc):
     else:
         text = "%s: %s" % (type(exc).__name__, exc)
     return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."
+
+
+def whole_json(text):
+    """Whether an object or array in `text` is closed, bracket for bracket, with nothing after it.
+
+    MicroPython 1.23-1.25 parse a cut-off message into a partial object instead of raising, and
+    no version checks that a ] closes a [; this scan refuses both before json.loads sees the text.
+    A text that starts with neither { nor [ is left to json.loads.
+    """
+    try:
+        data = memoryview(text)  # MicroPython: the str's own UTF-8 bytes, no copy
+    except TypeError:
+        data = text.encode()  # CPython
+    closers = bytearray(_MAX_DEPTH)
+    depth = 0
+    in_string = escaped = closed = False
+    started = False
+    for b in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif b == 0x5C:  # backslash
+                escaped = True
+            elif b == 0x22:
+                in_string = False
+            continue
+        if b == 0x20 or b == 0x0A or b == 0x0D or b == 0x09:
+            continue
+        if closed:
+            return False  # something after the closing bracket
+        if b == 0x7B or b == 0x5B:  # { or [, closed by the byte two further on: } or ]
+            if depth == _MAX_DEPTH:
+                return False
+            closers[depth] = b + 2
+            depth += 1
+        elif b == 0x7D or b == 0x5D:
+            if not depth or closers[depth - 1] != b:
+                return False
+            depth -= 1
+            closed = not depth
+        elif not started:
+            return True  # a scalar: json.loads judges it
+        elif b == 0x22:
+            in_string = True
+        started = True
+    return closed or not started
 
 
 def _valid_id(rid):
@@ -265,9 +350,15 @@ class Dispatcher:
         an iterator of str pieces that together make the response message.
         """
         try:
+            if not whole_json(text):
+                raise ValueError("not whole")
             msg = json.loads(text)
         except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _error(None, PARSE_ERROR, "parse error: the message is not JSON")
+            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+        return self.handle_parsed(msg, link)
+
+    def handle_parsed(self, msg, link):
+        """handle() for a message already parsed (the xiaozhi link's payload)."""
         if isinstance(msg, list):
             if not msg:
                 return _error(None, INVALID_REQUEST, "empty batch")

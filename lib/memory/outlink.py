@@ -9,7 +9,7 @@ import time
 
 from micropython import const
 
-from memory import mcp, ws
+from memory import mcp, ws, wsclient
 
 FIRST_DELAY = const(1)  # seconds before the first reconnect
 MAX_DELAY = const(600)  # the delay doubles up to this
@@ -49,7 +49,7 @@ class OutboundLink:
     subprotocols = ()
 
     def __init__(self, url, dispatcher, announcer=None, trusted=False, backoff=None, sleep=None, idle_timeout=IDLE_TIMEOUT, ssl=None, log=print):
-        ws.parse_url(url)  # ValueError now, not at the first connect
+        wsclient.parse_url(url)  # ValueError now, not at the first connect
         self.url = url
         self.dispatcher = dispatcher
         self.announcer = announcer
@@ -88,7 +88,7 @@ class OutboundLink:
 
     async def run_once(self):
         """One connection, from the upgrade until it ends."""
-        sock = await asyncio.wait_for(ws.connect(self.url, self.headers(), self.subprotocols, self.ssl), self.connect_timeout)
+        sock = await asyncio.wait_for(wsclient.connect(self.url, self.headers(), self.subprotocols, self.ssl), self.connect_timeout)
         self.sock = sock
         self.connects += 1
         self.log("%s: connected" % self.link.name)

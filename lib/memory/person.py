@@ -192,13 +192,15 @@ class Family:
         return {"result": ADDED, "id": rid}
 
     def delete(self, fields):
-        """Members named `name` (or `content`), of `relation` when it is given."""
-        name = text_field(fields, "name", 32, [], required=False) or text_field(fields, "content", 32, [])
+        """Members named `name` (or `content`) and/or of `relation`: at least one must be given."""
+        name = text_field(fields, "name", 32, [], required=False) or text_field(fields, "content", 32, [], required=False)
         relation = text_field(fields, "relation", 23, [], required=False)
+        if not name and not relation:
+            raise ValueError("say which family member: name (or content) and/or relation")
         n = 0
         for s in self.table.slots():
             _, _, _, rel, nm = struct.unpack_from(FAMILY_FMT, self.table.buf, s * FAMILY_SIZE)
-            if same(nm, name) and (not relation or same(rel, relation)):
+            if (not name or same(nm, name)) and (not relation or same(rel, relation)):
                 n += self._nv.clear(self.table, s)
         return {"result": DELETED if n else NOOP}
 

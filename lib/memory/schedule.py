@@ -77,9 +77,10 @@ class Schedules:
     store.events() lists the events soonest first.
     """
 
-    def __init__(self, store, event_class):
+    def __init__(self, store, event_class, language="zh"):
         self.store = store
         self._event = event_class
+        self.language = language  # of the reminder sentences (zh or en)
 
     def active(self):
         return [ev for ev in self.store.events() if not ev.completed]
@@ -138,25 +139,27 @@ class Schedules:
             result["warning"] = CLOCK_UNSET
         return result
 
-    def find(self, content):
-        """The schedule whose content is `content` exactly, else the only one containing it."""
+    def find(self, content, datetime_text=None, completed_too=False):
+        """The schedule whose content is `content` exactly, else the only one containing it; with
+        `datetime_text`, the one starting then (two schedules may share a text). Completed one-offs
+        are looked at only when `completed_too` and no active schedule matches."""
         content = _check_content(content)
-        active = self.active()
-        exact = [ev for ev in active if ev.content == content]
-        if len(exact) == 1:
-            return exact[0]
-        matches = exact or [ev for ev in active if content in ev.content]
-        if not matches:
-            raise Refusal("no schedule matches %r" % content, "nomatch", "schedule", content)
-        if len(matches) > 1:
+        when = None if datetime_text is None else clock.parse_local_datetime(datetime_text)
+        found = _matching(self.active(), content, when)
+        if not found and completed_too:
+            found = _matching([ev for ev in self.store.events() if ev.completed], content, when)
+        if not found:
+            raise Refusal("no schedule matches %r%s" % (content, "" if when is None else " at " + datetime_text),
+                          "nomatch", "schedule", content)
+        if len(found) > 1:
+            named = ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in found]
             raise Refusal(
-                "%r matches %d schedules, say which: %s"
-                % (content, len(matches), "; ".join("%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches)),
-                "many", "schedule", content, ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in matches],
+                "%r matches %d schedules; pass datetime to say which: %s" % (content, len(found), "; ".join(named)),
+                "many", "schedule", content, named,
             )
-        return matches[0]
+        return found[0]
 
-    def complete(self, content, now=None):
+    def complete(self, content, now=None, datetime_text=None):
         """Mark the occurrence nearest to now done, once: the answer names it ("completed") and,
         for a repeating schedule, the next one, which replaces it in the same single write.
 
@@ -165,7 +168,7 @@ class Schedules:
         """
         now = clock.now() if now is None else now
         try:
-            ev = self.find(content)
+            ev = self.find(content, datetime_text)
         except ValueError:
             done = self._completed_once(content)
             if done is None:
@@ -203,8 +206,8 @@ class Schedules:
                 return ev
         return None
 
-    def delete(self, content):
-        ev = self.find(content)
+    def delete(self, content, datetime_text=None):
+        ev = self.find(content, datetime_text, completed_too=True)
         return {"result": self.store.delete_event(ev), "schedule": to_dict(ev)}
 
     def upcoming(self, limit=16):
@@ -234,7 +237,7 @@ class Schedules:
             ev.reminded = 1
             ev.told = 0
             self.store.update_event(ev)
-            due.append(_reminder(ev, now))
+            due.append(_reminder(ev, now, self.language))
         return due
 
     def take_untold(self, now=None, tell=True):
@@ -248,7 +251,7 @@ class Schedules:
         for ev in self.active():
             if ev.told or not ev.reminded and ev.when > now + _REMIND_AHEAD:
                 continue
-            out.append(_reminder(ev, now))
+            out.append(_reminder(ev, now, self.language))
             if tell:
                 ev.reminded = 1
                 ev.told = 1
@@ -275,25 +278,37 @@ class Schedules:
         return gone
 
 
-def _reminder(ev, now):
+def _reminder(ev, now, language="zh"):
     item = to_dict(ev)
     item["missed"] = ev.when < now
     item["urgency"] = urgency(ev.priority)
     item["minutes"] = (ev.when - now) // 60
-    item["text"] = reminder_text(item)
+    item["text"] = reminder_text(item, language)
     return item
 
 
-def reminder_text(item):
-    """The sentence a companion says for a reminder, by urgency."""
+def reminder_text(item, language="zh"):
+    """The sentence a companion says for a reminder, by urgency, in `language` (zh or en)."""
     hhmm = item["datetime"][11:]
+    en = language == "en"
     if item["missed"]:
-        return "你错过了一个日程：%s（原定 %s）。" % (item["content"], item["datetime"])
+        return ("You missed a plan: %s (it was at %s)." if en else "你错过了一个日程：%s（原定 %s）。") % (
+            item["content"], item["datetime"])
     if item["urgency"] == "urgent":
-        return "重要！%s 有「%s」，别忘了。" % (hhmm, item["content"])
-    if item["urgency"] == "normal":
-        return "提醒一下，%s 有「%s」哦。" % (hhmm, item["content"])
-    return "顺便说一句，%s 还有「%s」。" % (hhmm, item["content"])
+        text = "Important! At %s: %s. Don't forget." if en else "重要！%s 有「%s」，别忘了。"
+    elif item["urgency"] == "normal":
+        text = "Just a reminder: at %s, %s." if en else "提醒一下，%s 有「%s」哦。"
+    else:
+        text = "By the way, at %s there is %s." if en else "顺便说一句，%s 还有「%s」。"
+    return text % (hhmm, item["content"])
+
+
+def _matching(events, content, when):
+    """Events with exactly this content, else those containing it; only those at `when` if given."""
+    if when is not None:
+        events = [ev for ev in events if ev.when == when]
+    exact = [ev for ev in events if ev.content == content]
+    return exact or [ev for ev in events if content in ev.content]
 
 
 def _check_content(content):

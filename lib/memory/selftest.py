@@ -19,9 +19,12 @@ def _read(device):
     link.peek = True
     reply = device.dispatcher.handle(
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}', link)
-    if not isinstance(reply, str):
-        reply = "".join(reply)
-    return '"isError":false' in reply
+    if isinstance(reply, str):
+        return '"isError":false' in reply
+    ok = False
+    for piece in reply:  # streamed: held one piece at a time; the closing one says whether it failed
+        ok = '"isError":false' in piece
+    return ok
 
 
 def _nvs(device):

@@ -15,8 +15,18 @@ PORT = const(8765)
 PATH = "/mcp"
 SUBPROTOCOL = "mcp"
 _MAX_CLIENTS = const(6)
+_SOCKETS = const(10)  # ESP-IDF's default socket limit (CONFIG_LWIP_MAX_SOCKETS)
 _HANDSHAKE_TIMEOUT = const(10)
 _PING_INTERVAL = const(60)  # an idle client is pinged after this long and dropped after twice this
+
+
+def client_budget(links):
+    """How many clients the server takes at once beside `links` outbound links.
+
+    Every socket the device may hold stays under ESP-IDF's limit: the listener, the links, the
+    clients, one more connection accepted only to be refused (503), and one for NTP or DNS.
+    """
+    return min(_MAX_CLIENTS, _SOCKETS - 4 - links)
 
 
 def same_secret(given, expected):
@@ -187,8 +197,12 @@ class Server:
                 await sock.send(dispatcher.too_big(e))
                 continue
             reply = dispatcher.handle(msg, link)
+            msg = None
             if reply is not None:
                 await sock.send(reply)
+            # A sent answer must not stay referenced while the next message is awaited: a streamed
+            # one still holds every record it was made from.
+            reply = None
 
     async def _watch(self):
         # Ping clients that went quiet; drop those that stay quiet (a phone that left the WiFi).

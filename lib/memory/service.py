@@ -2,7 +2,7 @@
 
 from micropython import const
 
-from memory import affinity, clock, jsontext, statefile
+from memory import affinity, clock, mcp, statefile
 from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
@@ -42,21 +42,6 @@ def _last(items, n):
     return items[len(items) - n :] if len(items) > n else items
 
 
-def _dumps(value):
-    if isinstance(value, str):
-        return jsontext.string(value)  # the same text, without building an encoder per call on CPython
-    return jsontext.dumps(value)
-
-
-def _array(values):
-    # A JSON array in pieces: one per element, the comma and brackets riding along.
-    sep = "["
-    for value in values:
-        yield sep + _dumps(value)
-        sep = ","
-    yield "]" if sep == "," else "[]"
-
-
 class MemoryService:
     def __init__(self, store, schedules, archive=None, keyed=None, device_id="", language="zh"):
         self.language = language  # of the stage's style hint
@@ -84,33 +69,33 @@ class MemoryService:
         profile = found[0] if found else {}
         for key in [k for k in profile if k == "id" or k == "learned_at" or k.endswith("_learned_at")]:
             profile.pop(key)
-        yield '{"profile":' + _dumps(profile)
+        yield '{"profile":' + mcp.json_text(profile)
         yield ',"preferences":{"likes":'
-        yield from _array(x["content"] for x in s.read("like"))
+        yield from mcp.json_array(x["content"] for x in s.read("like"))
         yield ',"dislikes":'
-        yield from _array(x["content"] for x in s.read("dislike"))
+        yield from mcp.json_array(x["content"] for x in s.read("dislike"))
         yield '},"family":'
-        yield from _array({"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
+        yield from mcp.json_array({"relation": x["relation"], "name": x["name"], "closeness": x["closeness"]}
                           for x in s.read("family"))
         yield ',"facts":'
-        yield from _array(x["content"] for x in _last(s.read("fact"), _RECENT_FACTS))
+        yield from mcp.json_array(x["content"] for x in _last(s.read("fact"), _RECENT_FACTS))
         for kind, key in (("trait", "traits"), ("habit", "habits"), ("goal", "goals")):
             yield ',"%s":' % key
-            yield from _array(x["content"] for x in s.read(kind))
+            yield from mcp.json_array(x["content"] for x in s.read(kind))
         yield ',"moments":'
-        yield from _array({"topic": x["topic"], "content": x["content"]}
+        yield from mcp.json_array({"topic": x["topic"], "content": x["content"]}
                           for x in _last(s.read("moment"), _RECENT_MOMENTS))
         yield ',"schedules":'
-        yield from _array(self.schedules.upcoming())
+        yield from mcp.json_array(self.schedules.upcoming())
         # Due and missed reminders no path has told the user yet: the model says them first.
         yield ',"reminders":'
-        yield from _array(self.schedules.take_untold(tell=tell))
+        yield from mcp.json_array(self.schedules.take_untold(tell=tell))
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
         yield ',"total_coins_spent":%d,"relationship":%s,"style":%s,"mood":%s,"now":%s}' % (
-            coins, _dumps(affinity.stage(coins)[1]), _dumps(affinity.style(coins, self.language)),
-            _dumps(affection["mood"]), _dumps(now))
+            coins, mcp.json_text(affinity.stage(coins)[1]), mcp.json_text(affinity.style(coins, self.language)),
+            mcp.json_text(affection["mood"]), mcp.json_text(now))
 
     def read(self, kind):
         """One type's records (the overview, read without a type, is overview_json())."""
@@ -126,10 +111,16 @@ class MemoryService:
         return {"type": kind, "items": self.store.read(kind)}
 
     def search(self, keyword, limit=None):
-        """Hot memories of every kind, schedules and the host's keyed memories that mention `keyword`."""
+        """The profile, hot memories of every kind, schedules and the host's keyed memories that
+        mention `keyword`."""
         limit = check_limit(limit)
         needle = keyword.lower()
         found = []
+        found_profile = self.store.read("profile")
+        for key, value in (found_profile[0] if found_profile else {}).items():
+            # name, location, birthday...: the profile's own fields are memories too
+            if key != "id" and not key.endswith("learned_at") and needle in str(value).lower():
+                found.append({"type": key, "content": value})
         for kind in _SEARCH_KINDS:
             for item in self.store.read(kind):
                 if _contains(item, needle):
@@ -196,11 +187,11 @@ class MemoryService:
 
     def delete(self, kind, args):
         if kind == "schedule":
-            return self.schedules.delete(args.get("content"))
+            return self.schedules.delete(args.get("content"), args.get("datetime"))
         return self.store.delete(kind, args)
 
-    def complete_schedule(self, content):
-        return self.schedules.complete(content)
+    def complete_schedule(self, content, datetime_text=None):
+        return self.schedules.complete(content, datetime_text=datetime_text)
 
     # ---- upkeep ----
 

@@ -7,6 +7,9 @@
 # batch with coins first logs the total it starts from, and a resent one adds its coins to that
 # total again. When that first entry cannot be written (the memory is full) the batch is refused
 # before any op runs.
+#
+# `end_conversation` counts one interaction: resent after such a cut, it may count that one twice,
+# which only nudges a statistic.
 
 from micropython import const
 
@@ -18,7 +21,7 @@ from memory.store import TYPES as STORE_TYPES
 
 _MAX_OPS = const(64)
 _MAX_BATCH_ID = const(64)
-OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
+OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 
 
 class Sync:
@@ -93,6 +96,9 @@ class Sync:
                 out = _keyed(m).delete(op.get("key"))
             elif name == "coins":
                 out = self._add_coins(op)
+            elif name == "end_conversation":
+                m.store.end_conversation()
+                out = "UPDATED"
             else:
                 fields = {"mood": op.get("mood", "")}
                 if op.get("soul_state_code") is not None:

@@ -29,10 +29,12 @@ MEMORY_SCHEMA = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS), "description": "操作 / operation"},
-        "type": {"type": "string", "enum": list(MEMORY_TYPES), "description": "记忆类型 / memory type"},
+        # recall also takes "event" (schedules, past and present): one enum holds both lists.
+        "type": {"type": "string", "enum": list(MEMORY_TYPES) + ["event"],
+                 "description": "记忆类型；recall 用 fact/moment/event / memory type (recall: fact, moment, event)"},
         "content": {"type": "string", "description": "内容；年龄写数字 / the text to remember (an age as digits)"},
         "amount": {"type": "integer", "description": "coins 增加的金币数 / coins to add"},
-        "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM"},
+        "datetime": {"type": "string", "description": "日程时间 YYYY-MM-DD HH:MM；同名日程完成或删除时用它指定哪一个"},
         "repeat": {"type": "string", "enum": ["none", "daily", "weekly", "monthly"]},
         "priority": {"type": "integer", "minimum": 1, "maximum": 5, "description": "日程优先级 / priority"},
         "force": {"type": "boolean", "description": "时间冲突时仍然添加 / add despite a conflict"},

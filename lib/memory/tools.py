@@ -28,16 +28,17 @@ class MemoryTool(mcp.Tool):
             if not kind:
                 # The biggest answer: sent as it is written. It tells the untold reminders.
                 return mcp.Streamed(m.overview_json if not link.peek else m.overview_peek)
-            return m.read(kind)
+            return mcp.streamed(m.read(kind))
         if action == "write" or action == "delete" or action == "complete_schedule":
             try:
                 return self._change(action, args)
             finally:
                 m.store.commit()  # before the answer leaves: an acknowledged change survives a power cut
+        # The answers that grow with memory (a recall may carry 50 records) go out one record at a time.
         if action == "recall":
-            return m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
-                            args.get("end_date"), args.get("limit"))
-        return m.search(_need(args, "keyword"), args.get("limit"))
+            return mcp.streamed(m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
+                                         args.get("end_date"), args.get("limit")))
+        return mcp.streamed(m.search(_need(args, "keyword"), args.get("limit")))
 
     def _change(self, action, args):
         m = self.memory
@@ -45,7 +46,7 @@ class MemoryTool(mcp.Tool):
             return m.write(_need(args, "type"), args)
         if action == "delete":
             return m.delete(_need(args, "type"), args)
-        return m.complete_schedule(_need(args, "content"))
+        return m.complete_schedule(_need(args, "content"), args.get("datetime"))
 
 
 class SyncTool(mcp.Tool):
@@ -57,7 +58,13 @@ class SyncTool(mcp.Tool):
 
     def __init__(self, memory, sync):
         self.memory = memory
-        self.sync = sync  # a memory.sync.Sync
+        self._sync = sync  # a memory.sync.Sync, or a function that makes one when first needed
+
+    @property
+    def sync(self):
+        if callable(self._sync):
+            self._sync = self._sync()
+        return self._sync
 
     def call(self, args, link):
         action = args["action"]
@@ -66,7 +73,7 @@ class SyncTool(mcp.Tool):
         if action == "import":
             return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
         if action == "export":
-            return self.sync.export(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True)
+            return mcp.streamed(self.sync.export(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True))
         if action == "stats":
             return self.memory.stats()
         unix = clock.check_settable(_need(args, "unix"))

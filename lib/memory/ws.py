@@ -6,6 +6,7 @@
 import asyncio
 import binascii
 import struct
+import sys
 import time
 
 from micropython import const
@@ -16,11 +17,11 @@ except ImportError:  # ports built without SHA-1 (the WebAssembly test port); te
     _sha1 = None
 
 try:
-    from os import urandom as _urandom
+    from os import urandom as random_bytes
 except ImportError:
     import random
 
-    def _urandom(n):
+    def random_bytes(n):
         return bytes(random.getrandbits(8) for _ in range(n))
 
 
@@ -52,7 +53,24 @@ _MAX_REFUSAL = const(512)  # bytes of a refused upgrade's body that are read and
 _CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _HEX = "0123456789abcdefABCDEF"
-_MASK_CHUNK = const(256)
+_MAX_HEAD = const(14)  # bytes of the longest frame header: 2 + 8 (length) + 4 (masking key)
+# MicroPython's Stream.write copies what the socket does not take at once, so one buffer serves
+# every frame of every connection; CPython's transport may keep a reference to what it was given.
+_WRITE_KEEPS = sys.implementation.name != "micropython"
+_TX = bytearray(_MAX_HEAD + STREAM_FRAME)  # the frame being written: header, then the payload
+_RX = bytearray(STREAM_FRAME)  # a received data frame, unmasked, until it is decoded
+
+
+def _mask_plain(dst, src, n, key):
+    # One byte at a time into a buffer that exists already: slow, but it allocates nothing.
+    for i in range(n):
+        dst[i] = src[i] ^ key[i & 3]
+
+
+try:
+    from memory.wsmask import mask_into  # machine code where the port has the viper emitter
+except Exception:  # ImportError on CPython, SyntaxError on ports without a native emitter
+    mask_into = _mask_plain
 
 _REASONS = {
     101: "Switching Protocols",
@@ -117,18 +135,9 @@ def accept_key(key):
 
 
 def mask(data, key):
-    """XOR `data` with the 4-byte masking `key` (RFC 6455 5.3); masking twice gives `data` back."""
-    n = len(data)
-    out = bytearray(n)
-    # Big-integer XOR runs in C on both interpreters, where a Python loop over bytes is slow on a
-    # board; chunks keep the temporaries small. The chunk is a multiple of 4, so each starts with
-    # the key's first byte, and a short last chunk uses the key's leading bytes.
-    kint = int.from_bytes(key * (_MASK_CHUNK // 4), "big")
-    view = memoryview(data)
-    for i in range(0, n, _MASK_CHUNK):
-        m = n - i if n - i < _MASK_CHUNK else _MASK_CHUNK
-        k = kint >> (8 * (_MASK_CHUNK - m))
-        out[i : i + m] = (int.from_bytes(view[i : i + m], "big") ^ k).to_bytes(m, "big")
+    """`data` XOR the 4-byte masking `key` (RFC 6455 5.3) as a new bytearray; masking twice gives `data` back."""
+    out = bytearray(len(data))
+    mask_into(out, data, len(data), key)
     return out
 
 
@@ -143,6 +152,40 @@ def frame_header(op, length, fin=True, mask_key=None):
     else:
         h = struct.pack(">BBQ", b0, m | 127, length)
     return h + mask_key if mask_key else h
+
+
+def _header_into(op, length, fin, key):
+    # frame_header() written into _TX; returns its length.
+    b0 = (0x80 if fin else 0) | op
+    m = 0x80 if key else 0
+    if length < 126:
+        struct.pack_into(">BB", _TX, 0, b0, m | length)
+        h = 2
+    elif length < 65536:
+        struct.pack_into(">BBH", _TX, 0, b0, m | 126, length)
+        h = 4
+    else:
+        struct.pack_into(">BBQ", _TX, 0, b0, m | 127, length)
+        h = 10
+    if key:
+        _TX[h : h + 4] = key
+        h += 4
+    return h
+
+
+def _payload_into(at, payload, start, n, key):
+    # payload[start:start + n] into _TX at `at`, masked when a key is given; returns _TX.
+    src = memoryview(payload)[start : start + n] if start or n < len(payload) else payload
+    if key:
+        mask_into(memoryview(_TX)[at:], src, n, key)
+    else:
+        memoryview(_TX)[at : at + n] = src
+    return _TX
+
+
+def _tx_view(buf, n):
+    view = memoryview(buf)[:n]
+    return bytes(view) if _WRITE_KEEPS else view
 
 
 def encode_frame(op, payload, fin=True, mask_key=None):
@@ -218,8 +261,9 @@ class WebSocket:
             if frame_size <= 0 or n <= frame_size:
                 await self._write_frame(op, data)
                 return
+            view = memoryview(data)
             for start in range(0, n, frame_size):
-                await self._write_frame(op if start == 0 else OP_CONT, data[start : start + frame_size], start + frame_size >= n)
+                await self._write_frame(op if start == 0 else OP_CONT, view[start : start + frame_size], start + frame_size >= n)
 
     async def _send_pieces(self, pieces, size):
         buf = bytearray(size)
@@ -267,20 +311,21 @@ class WebSocket:
             await self._write_frame(op, payload, fin)
 
     async def _write_frame(self, op, payload, fin=True):
-        # Only with self._lock held. A fresh header per frame: CPython may keep a reference to a
-        # buffer it could not send yet, so a reused bytearray could change under it. A frame up to
-        # STREAM_FRAME goes out in one write (one TCP segment, not a header segment and a payload
-        # one); a bigger payload is not copied just to join it to its header.
-        key = _urandom(4) if self.client else None
-        if key:
-            payload = mask(payload, key)
-        head = frame_header(op, len(payload), fin, key)
+        # Only with self._lock held. A frame up to STREAM_FRAME is built in _TX (header, then the
+        # payload, masked on the way in) and goes out in one write: one TCP segment, no garbage. A
+        # bigger payload follows its header through _TX in STREAM_FRAME pieces; the piece size is a
+        # multiple of 4, so every piece starts at the key's first byte.
+        n = len(payload)
+        key = random_bytes(4) if self.client else None
         try:
-            if len(payload) <= STREAM_FRAME:
-                self.writer.write(head + payload)
+            h = _header_into(op, n, fin, key)
+            if n <= STREAM_FRAME:
+                self.writer.write(_tx_view(_payload_into(h, payload, 0, n, key), h + n))
             else:
-                self.writer.write(head)
-                self.writer.write(payload)
+                self.writer.write(_tx_view(_TX, h))
+                for i in range(0, n, STREAM_FRAME):
+                    m = n - i if n - i < STREAM_FRAME else STREAM_FRAME
+                    self.writer.write(_tx_view(_payload_into(0, payload, i, m, key), m))
             await self.writer.drain()
         except OSError as e:
             self._lost()
@@ -337,7 +382,7 @@ class WebSocket:
             else:
                 size += len(payload)
                 if head is None:
-                    parts.append(payload)
+                    parts.append(bytes(payload))  # a view of _RX would change under the next frame
             if size > SKIP_MAX:
                 raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % SKIP_MAX)
             if fin:
@@ -349,7 +394,7 @@ class WebSocket:
         if op == OP_BINARY:
             return bytes(payload)
         try:
-            return payload.decode()
+            return str(payload, "utf-8")
         except UnicodeError:
             raise _Fail(CLOSE_BAD_DATA, "text message is not UTF-8")
 
@@ -369,14 +414,15 @@ class WebSocket:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "server frames must not be masked" if self.client else "client frames must be masked")
         if op >= OP_CLOSE and (n > _MAX_CONTROL or not b0 & 0x80):
             raise _Fail(CLOSE_PROTOCOL_ERROR, "control frame fragmented or over 125 bytes")
-        if n == 126:
-            n = struct.unpack(">H", await r.readexactly(2))[0]
-        elif n == 127:
-            n = struct.unpack(">Q", await r.readexactly(8))[0]
+        # The extended length and the masking key come in one read (one read less per frame).
+        extra = 2 if n == 126 else 8 if n == 127 else 0
+        ext = await r.readexactly(extra + (0 if self.client else 4)) if extra or not self.client else b""
+        if extra:
+            n = struct.unpack_from(">H" if extra == 2 else ">Q", ext)[0]
         if n > SKIP_MAX:
             # Refused before reading the payload, so a huge length costs no memory.
             raise _Fail(CLOSE_TOO_BIG, "frame of %d bytes, limit %d" % (n, self.max_size))
-        key = None if self.client else await r.readexactly(4)
+        key = None if self.client else memoryview(ext)[extra:]
         if n > room and op < OP_CLOSE:
             keep = await r.readexactly(_HEAD if n > _HEAD else n)
             self._skipped_head = mask(keep, key) if key else keep
@@ -386,6 +432,10 @@ class WebSocket:
             return op, b0 & 0x80, n
         payload = await r.readexactly(n) if n else b""
         if key:
+            if op < OP_CLOSE and n <= STREAM_FRAME:
+                # Unmasked into _RX: the caller decodes it before its next await (or copies it).
+                mask_into(_RX, payload, n, key)
+                return op, b0 & 0x80, memoryview(_RX)[:n]
             payload = mask(payload, key)
         return op, b0 & 0x80, payload
 
@@ -551,7 +601,7 @@ def parse_query(query):
     return out
 
 
-async def _read_line(reader):
+async def read_line(reader):
     line = await reader.readline()
     if not line:
         raise EOFError
@@ -563,7 +613,7 @@ async def _read_line(reader):
         raise HandshakeError(400, "header is not UTF-8")
 
 
-async def _refusal_body(reader, headers):
+async def refusal_body(reader, headers):
     # The server's own words for a refused upgrade (its response body), when it gave a length.
     try:
         n = int(headers.get("content-length", "0"))
@@ -575,10 +625,10 @@ async def _refusal_body(reader, headers):
     return ": " + body if body else ""
 
 
-async def _read_headers(reader):
+async def read_headers(reader):
     headers = {}
     for _ in range(_MAX_HEADERS + 1):
-        line = await _read_line(reader)
+        line = await read_line(reader)
         if not line:
             return headers
         name, sep, value = line.partition(":")
@@ -593,18 +643,18 @@ async def _read_headers(reader):
 async def read_request(reader):
     """Read the client's HTTP request head; HandshakeError(400) when it is not HTTP/1.1."""
     try:
-        method, target, version = (await _read_line(reader)).split(" ")
+        method, target, version = (await read_line(reader)).split(" ")
     except ValueError:
         raise HandshakeError(400, "malformed request line")
     if version != "HTTP/1.1" or not target.startswith("/"):
         raise HandshakeError(400, "not an HTTP/1.1 request")
     try:
-        return Request(method, target, await _read_headers(reader))
+        return Request(method, target, await read_headers(reader))
     except ValueError as e:
         raise HandshakeError(400, str(e))
 
 
-def _has_token(value, token):
+def has_token(value, token):
     return token in [p.strip().lower() for p in value.split(",")]
 
 
@@ -640,7 +690,7 @@ async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE)
     h = request.headers
     if request.method != "GET":
         raise HandshakeError(400, "WebSocket upgrade must be GET, got %s" % request.method[:16])
-    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
+    if not has_token(h.get("upgrade", ""), "websocket") or not has_token(h.get("connection", ""), "upgrade"):
         raise HandshakeError(426, "expected a WebSocket upgrade")
     if h.get("sec-websocket-version") != "13":
         raise HandshakeError(426, "Sec-WebSocket-Version must be 13")
@@ -663,96 +713,3 @@ async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE)
     writer.write(head.encode() + b"\r\n")
     await writer.drain()
     return WebSocket(reader, writer, False, chosen, max_size)
-
-
-# ---- client ----
-
-
-def parse_url(url):
-    """'ws://host:port/path?q' -> (secure, host, port, '/path?q'); ValueError for anything else."""
-    if url.startswith("ws://"):
-        secure, rest = False, url[5:]
-    elif url.startswith("wss://"):
-        secure, rest = True, url[6:]
-    else:
-        raise ValueError("url must start with ws:// or wss://, got %r" % url[:40])
-    i = min([j for j in (rest.find("/"), rest.find("?")) if j >= 0] or [len(rest)])
-    hostport, target = rest[:i], rest[i:]
-    if not target.startswith("/"):
-        target = "/" + target
-    port = 443 if secure else 80
-    if hostport.startswith("["):
-        end = hostport.find("]")
-        host, tail = hostport[1:end], hostport[end + 1 :]
-        if tail.startswith(":"):
-            port = _port(tail[1:], url)
-    elif ":" in hostport:
-        host, p = hostport.rsplit(":", 1)
-        port = _port(p, url)
-    else:
-        host = hostport
-    if not host:
-        raise ValueError("url has no host: %r" % url[:40])
-    return secure, host, port, target
-
-
-def _port(text, url):
-    try:
-        port = int(text)
-    except ValueError:
-        port = 0
-    if not 0 < port < 65536:
-        raise ValueError("url port must be 1-65535: %r" % url[:40])
-    return port
-
-
-async def connect(url, headers=None, subprotocols=(), ssl=None, max_size=MAX_MESSAGE):
-    """Open a client WebSocket to a ws:// or wss:// URL.
-
-    `headers` is a list of (name, value) pairs sent with the upgrade (Authorization, Device-Id...).
-    `ssl` goes to asyncio.open_connection (True for the platform's default context); wss:// without
-    it uses True. HandshakeError when the server answers anything but a valid 101.
-    """
-    secure, host, port, target = parse_url(url)
-    if secure and ssl is None:
-        ssl = True
-    reader, writer = await asyncio.open_connection(host, port, ssl=ssl if secure else None)
-    try:
-        return await handshake(reader, writer, host, port, target, headers, subprotocols, max_size)
-    except BaseException:
-        writer.close()
-        raise
-
-
-async def handshake(reader, writer, host, port, target, headers=None, subprotocols=(), max_size=MAX_MESSAGE):
-    """The client half of the upgrade on an open stream; returns the WebSocket."""
-    key = binascii.b2a_base64(_urandom(16))[:-1].decode()
-    head = "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n" % (
-        target,
-        host,
-        port,
-        key,
-    )
-    if subprotocols:
-        head += "Sec-WebSocket-Protocol: %s\r\n" % ", ".join(subprotocols)
-    for name, value in headers or ():
-        head += "%s: %s\r\n" % (name, value)
-    writer.write(head.encode() + b"\r\n")
-    await writer.drain()
-    try:
-        status_line = await _read_line(reader)
-        parts = status_line.split(" ", 2)
-        status = int(parts[1])
-    except (ValueError, IndexError, EOFError):
-        raise HandshakeError(502, "no HTTP response to the upgrade")
-    h = await _read_headers(reader)
-    if status != 101:
-        raise HandshakeError(status, "server refused the upgrade" + await _refusal_body(reader, h))
-    if h.get("sec-websocket-accept") != accept_key(key):
-        raise HandshakeError(502, "wrong Sec-WebSocket-Accept")
-    if not _has_token(h.get("upgrade", ""), "websocket") or not _has_token(h.get("connection", ""), "upgrade"):
-        raise HandshakeError(502, "server did not upgrade to websocket")
-    chosen = h.get("sec-websocket-protocol")
-    if chosen is not None and chosen not in subprotocols:
-        raise HandshakeError(502, "server chose a subprotocol we did not offer: %s" % chosen[:40])
-    return WebSocket(reader, writer, True, chosen, max_size)

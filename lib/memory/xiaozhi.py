@@ -90,8 +90,10 @@ class XiaozhiLink(outlink.OutboundLink):
                 if not isinstance(msg, str):
                     continue  # audio frames: this link has no speaker
                 out = self.on_text(msg)
+                msg = None
                 if out is not None:
                     await sock.send(out)
+                out = None  # not held while the next message is awaited (a streamed answer holds its records)
         finally:
             timer.cancel()
 
@@ -104,6 +106,8 @@ class XiaozhiLink(outlink.OutboundLink):
     def on_text(self, text):
         """What to send back for one text message from the server: None, a str, or an iterator of pieces."""
         try:
+            if not mcp.whole_json(text):
+                raise ValueError("cut off")
             msg = json.loads(text)
         except ValueError:
             # A server that refuses the token may say so in plain text before it closes: show its words.
@@ -117,7 +121,7 @@ class XiaozhiLink(outlink.OutboundLink):
             if not isinstance(payload, (dict, list)):
                 self.log("%s: ignored an mcp message without a payload object" % self.link.name)
                 return None
-            reply = self.dispatcher.handle(mcp.dumps(payload), self.link)
+            reply = self.dispatcher.handle_parsed(payload, self.link)
             return None if reply is None else mcp_envelope(reply, self.session_id)
         if kind == "hello":
             self.on_hello(msg)

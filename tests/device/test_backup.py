@@ -6,6 +6,7 @@
 # archived facts. Its export (with the archive) is imported into an empty device B in chunks of
 # 25, as `xzmem import` sends them; B's export must equal A's. Importing again changes nothing.
 
+import json
 import os
 import unittest
 
@@ -65,7 +66,7 @@ class Device:
             args = {"action": "export", "limit": limit, "archive": archive}
             if cursor:
                 args["cursor"] = cursor
-            page = self.sync.call(args, _LINK)
+            page = json.loads(self.sync.call(args, _LINK).text())  # an export page is streamed
             records.extend(page["records"])
             cursor = page["next_cursor"]
             if not cursor:
@@ -200,6 +201,18 @@ class Backup(unittest.TestCase):
             self.assertEqual(results[3][0], "REFUSED")
             self.assertTrue("when" in results[3][1], results[3])
             self.assertEqual([x["content"] for x in b.store.read("fact")], ["好的"])
+        finally:
+            b.close()
+
+    def test_schedules_of_an_older_export_are_restored(self):
+        # Exports written before this format listed upcoming schedules by local date-time and repeat name.
+        b = Device("b")
+        try:
+            answer = b.import_([{"type": "schedule", "id": 4, "content": "钢琴课", "datetime": "2026-01-10 16:00",
+                                 "repeat": "weekly", "priority": 3, "reminded": 0, "completed": 0}])[0]
+            self.assertEqual(answer["results"][0]["result"], "ADDED")
+            ev = b.store.events()[0]
+            self.assertEqual((ev.content, ev.repeat, ev.when), ("钢琴课", 2, T0 + 9 * 86400 + 16 * 3600))
         finally:
             b.close()
 

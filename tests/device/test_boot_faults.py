@@ -5,7 +5,7 @@ import unittest
 import machine
 import network
 import ntptime
-from memory import app, clock, config
+from memory import clock, config, startup
 
 
 class Network(unittest.TestCase):
@@ -16,16 +16,16 @@ class Network(unittest.TestCase):
     def test_wifi_that_will_not_join_is_reported_after_retries(self):
         network.fail_with = 202  # wrong password
         cfg = config.validate({"wifi_ssid": "家里的WiFi", "wifi_password": "nope"})
-        line = app.connect_wifi(cfg, wait_ms=0)
+        line = startup.connect_wifi(cfg, wait_ms=0)
         self.assertTrue("could not join" in line and "家里的WiFi" in line, line)
 
     def test_wifi_that_joins(self):
-        line = app.connect_wifi(config.validate({"wifi_ssid": "home"}), wait_ms=0)
+        line = startup.connect_wifi(config.validate({"wifi_ssid": "home"}), wait_ms=0)
         self.assertTrue(line.startswith('wifi: connected to "home"'), line)
 
     def test_ntp_failure_says_whether_the_clock_is_set(self):
         ntptime.fail_with = OSError(110)
-        line = app.set_clock_by_ntp(config.validate({}))
+        line = startup.set_clock_by_ntp(config.validate({}))
         self.assertTrue("NTP failed" in line, line)
         self.assertTrue(("still set" in line) == clock.is_set(), line)
 

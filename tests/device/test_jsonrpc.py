@@ -150,6 +150,29 @@ class Errors(unittest.TestCase):
             r = json.loads(d.handle(text, TRUSTED))
             self.assertEqual((r["id"], error_code(r)), (None, -32700), text[:20])
 
+
+    def test_cut_off_and_mismatched_messages_are_parse_errors_on_every_version(self):
+        # MicroPython 1.23-1.25 read each of these as a partial request; none may run a tool.
+        d = make()
+        echo = d.find("echo")
+        whole = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":[1,"x}]"]}}}'
+        for cut in (len(whole) - 1, len(whole) - 2, len(whole) - 10, 40):
+            r = json.loads(d.handle(whole[:cut], TRUSTED))
+            self.assertEqual((r["id"], error_code(r)), (None, -32700), whole[:cut])
+        for text in ('{"jsonrpc":"2.0","id":1,"method":"ping"]', '[{"jsonrpc":"2.0","id":1,"method":"ping"}}',
+                     '{"jsonrpc":"2.0","id":1,"method":"ping"}{}', '{"a":"\\"}'):
+            r = json.loads(d.handle(text, TRUSTED))
+            self.assertEqual(error_code(r), -32700, text)
+        self.assertEqual(echo.calls, 0)
+        r = json.loads(d.handle(" \n" + whole + "\r\n", TRUSTED))
+        self.assertEqual(json.loads(r["result"]["content"][0]["text"])["args"], {"a": [1, "x}]"]})
+
+    def test_whole_json_judges_brackets_outside_strings(self):
+        self.assertTrue(mcp.whole_json('{"k":"记忆 {[ \\" ]}","n":[{}]}'))
+        self.assertFalse(mcp.whole_json('{"k":"记忆"'))
+        self.assertFalse(mcp.whole_json('{"k":"]"}]'))
+        self.assertFalse(mcp.whole_json("[" * 40 + "]" * 40))
+        self.assertTrue(mcp.whole_json("7"))  # scalars are json.loads's to judge
     def test_invalid_requests(self):
         d = make()
         cases = (

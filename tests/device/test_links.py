@@ -94,7 +94,8 @@ class XiaozhiMessagesTest(unittest.TestCase):
 
     def test_garbage_is_ignored(self):
         link = make_link()
-        for junk in ("not json", "[]", "3", '{"type":"mcp"}', '{"type":"mcp","payload":7}', '{"type":"tts","state":"start"}', '{"no":"type"}'):
+        cut = mcp_in({"jsonrpc": "2.0", "id": 1, "method": "ping"})[:-1]  # a partial object on MicroPython 1.23-1.25
+        for junk in (cut, "not json", "[]", "3", '{"type":"mcp"}', '{"type":"mcp","payload":7}', '{"type":"tts","state":"start"}', '{"no":"type"}'):
             self.assertIsNone(link.on_text(junk))
 
     def test_broken_json_rpc_inside_an_envelope_gets_an_error(self):

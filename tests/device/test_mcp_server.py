@@ -66,6 +66,14 @@ async def session(s, *frames, **upgrade_args):
     return stream
 
 
+class SocketBudget(unittest.TestCase):
+    def test_clients_shrink_with_the_links_so_sockets_stay_under_esp_idfs_ten(self):
+        # listener + links + clients + one connection accepted only to be refused + one for NTP or DNS
+        held = [1 + links + server.client_budget(links) + 1 + 1 for links in (0, 1, 2)]
+        self.assertEqual([server.client_budget(links) for links in (0, 1, 2)], [6, 5, 4])
+        self.assertTrue(max(held) < 10)
+
+
 class Auth(unittest.TestCase):
     def test_token_rules(self):
         self.assertTrue(server.same_secret("abc", "abc"))

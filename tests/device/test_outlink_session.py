@@ -4,7 +4,7 @@ import asyncio
 import json
 import unittest
 
-from memory import endpoint, mcp, reminder, ws, xiaozhi
+from memory import endpoint, mcp, reminder, ws, wsclient, xiaozhi
 from ws_fakes import FakeStream, read_frames
 
 ITEM = {"content": "喝水", "datetime": "2026-03-01 10:00", "priority": 3, "urgency": "normal", "missed": False, "minutes": 10, "text": "提醒一下，10:00 有「喝水」哦。"}
@@ -71,7 +71,7 @@ class Recorder:
 
 
 class FakeConnect:
-    """Stands in for ws.connect: hands out prepared streams in turn; an exception in the list is raised."""
+    """Stands in for wsclient.connect: hands out prepared streams in turn; an exception in the list is raised."""
 
     def __init__(self, streams):
         self.streams = list(streams)
@@ -93,10 +93,10 @@ async def in_task(coro):
 
 class SessionTest(unittest.TestCase):
     def setUp(self):
-        self.real_connect = ws.connect
+        self.real_connect = wsclient.connect
 
     def tearDown(self):
-        ws.connect = self.real_connect
+        wsclient.connect = self.real_connect
 
     async def test_endpoint_session_answers_echoes_ids_and_survives_garbage(self):
         stream = YieldingStream(server_frames(
@@ -106,7 +106,7 @@ class SessionTest(unittest.TestCase):
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo", "arguments": {"a": 1}}},
         ))
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         announcer = reminder.Announcer()
         link = endpoint.EndpointLink("ws://h/mcp/?token=t", dispatcher(), announcer, "aa:bb", log=lambda m: None)
         await in_task(link.run_once())
@@ -120,10 +120,10 @@ class SessionTest(unittest.TestCase):
         self.assertTrue(link.healthy)
         self.assertTrue(stream.closed)
         self.assertEqual(announcer._sinks, [])  # the dead link no longer takes reminders
-        self.assertEqual(ws.connect.calls[0][1], [("Device-Id", "aa:bb")])
+        self.assertEqual(wsclient.connect.calls[0][1], [("Device-Id", "aa:bb")])
 
     async def test_reconnect_loop_resets_after_a_healthy_link_and_doubles_otherwise(self):
-        ws.connect = FakeConnect([
+        wsclient.connect = FakeConnect([
             YieldingStream(server_frames({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
             YieldingStream(server_frames("garbage", "[]")),
             OSError(113),
@@ -144,7 +144,7 @@ class SessionTest(unittest.TestCase):
             {"session_id": "s1", "type": "mcp", "payload": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}},
             b"opus",
         ))
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         announcer = reminder.Announcer()
         announcer.announce(ITEM)
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "tk", "24:0a:c4:12:34:56", "cid", dispatcher(), announcer, prefix="[device_call]", log=lambda m: None)
@@ -160,13 +160,13 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(listed[0]["payload"]["result"]["tools"][0]["name"], "echo")
         self.assertEqual(announcer.undelivered(), 0)
         self.assertTrue(link.ready)
-        headers = dict(ws.connect.calls[0][1])
+        headers = dict(wsclient.connect.calls[0][1])
         self.assertEqual(headers["Authorization"], "Bearer tk")
         self.assertEqual(headers["Protocol-Version"], "1")
 
     async def test_xiaozhi_without_server_hello_gives_up_in_time(self):
         stream = YieldingStream(server_frames({"type": "mcp", "payload": {"jsonrpc": "2.0", "id": 9, "method": "ping"}}), wait=True)
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "", "24:0a:c4:12:34:56", "cid", dispatcher(), log=lambda m: None)
         link.hello_timeout = 0.05
         await in_task(link.run_once())
@@ -175,11 +175,11 @@ class SessionTest(unittest.TestCase):
         self.assertFalse(link.ready)
         self.assertFalse(link.healthy)
         self.assertTrue(stream.closed)
-        self.assertFalse("Authorization" in dict(ws.connect.calls[0][1]))
+        self.assertFalse("Authorization" in dict(wsclient.connect.calls[0][1]))
 
     async def test_silent_server_is_pinged_then_dropped(self):
         stream = YieldingStream(b"", wait=True)
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         logs = []
         link = endpoint.EndpointLink("ws://h/mcp/", dispatcher(), idle_timeout=1, log=logs.append)
         await in_task(link.run_once())
@@ -192,7 +192,7 @@ class SessionTest(unittest.TestCase):
         big = {"jsonrpc": "2.0", "id": "r_n_7", "method": "tools/call", "params": {"name": "echo", "arguments": {"t": "记" * 6000}}}
         ping = {"jsonrpc": "2.0", "id": 8, "method": "ping"}
         stream = YieldingStream(server_frames(big, ping))
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         link = endpoint.EndpointLink("ws://h/mcp/", dispatcher(), log=lambda m: None)
         await in_task(link.run_once())
         out = [json.loads(t) for t in sent(stream)]
@@ -205,7 +205,7 @@ class SessionTest(unittest.TestCase):
             {"session_id": "s2", "type": "mcp", "payload": big},
             {"session_id": "s2", "type": "mcp", "payload": ping},
         ))
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "", "24:0a:c4:12:34:56", "cid", dispatcher(), log=lambda m: None)
         await in_task(link.run_once())
         out = [json.loads(t) for t in sent(stream)][1:]
@@ -216,7 +216,7 @@ class SessionTest(unittest.TestCase):
     async def test_a_server_refusing_the_token_is_logged_in_its_own_words(self):
         close = ws.encode_frame(ws.OP_CLOSE, b"\x03\xf0" + "令牌无效".encode())  # 1008
         stream = YieldingStream(server_frames("认证失败") + close)
-        ws.connect = FakeConnect([stream])
+        wsclient.connect = FakeConnect([stream])
         logs = []
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "bad", "24:0a:c4:12:34:56", "cid", dispatcher(), log=logs.append)
         await in_task(link.run_once())

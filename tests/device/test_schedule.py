@@ -317,6 +317,14 @@ class Loop(unittest.TestCase):
         self.announcer.add(got.append)
         self.assertEqual(len(got), 1)
 
+    def test_reminder_sentences_follow_the_language(self):
+        self.s.language = "en"
+        untold = self.s.take_untold(at("2026-02-05 13:30"))
+        self.assertEqual(untold[0]["text"], "Important! At 14:00: 团队会议. Don't forget.")
+        item = dict(untold[0], missed=True)
+        self.assertEqual(schedule.reminder_text(item, "en"), "You missed a plan: 团队会议 (it was at 2026-02-05 14:00).")
+        self.assertEqual(schedule.reminder_text(dict(item, missed=False, urgency="light")), "顺便说一句，14:00 还有「团队会议」。")
+
     def test_missed_while_off_and_clock_unset(self):
         self.assertEqual(self.s.take_untold(0), [])
         untold = self.s.take_untold(at("2026-02-05 16:00"))

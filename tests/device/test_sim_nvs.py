@@ -103,6 +103,29 @@ class PowerCut(unittest.TestCase):
             except OSError:
                 pass
 
+    def test_a_write_interrupted_while_saving_is_not_done(self):
+        # xzmem sim stops on SIGTERM by raising KeyboardInterrupt wherever it is; the shutdown flush
+        # that follows must write the key again, not skip it as unchanged.
+        flash = esp32.configure_nvs(self.path)
+        nvs = esp32.NVS("m")
+        nvs.set_i32("a", 1)
+        real_save = flash._save
+
+        def interrupted(items):
+            raise KeyboardInterrupt
+
+        flash._save = interrupted
+        try:
+            nvs.set_i32("a", 2)
+            self.fail("no interruption")
+        except KeyboardInterrupt:
+            pass
+        flash._save = real_save
+        self.assertEqual(nvs.get_i32("a"), 1)
+        nvs.set_i32("a", 2)
+        esp32.configure_nvs(self.path)
+        self.assertEqual(esp32.NVS("m").get_i32("a"), 2)
+
     def test_cut_at_write_k_keeps_old_value_and_stops_later_writes(self):
         flash = esp32.configure_nvs(self.path)
         nvs = esp32.NVS("m")

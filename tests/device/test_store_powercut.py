@@ -135,7 +135,7 @@ def _run(cut_at):
         except esp32.PowerCut:
             break
     flash.path = _PATH
-    flash._save()
+    flash._save(flash.items)
     return tracker, archive, flash.writes
 
 

@@ -6,7 +6,7 @@ import json
 import unittest
 
 import esp32
-from memory import clock, endpoint, mcp, reminder, server, ws, xiaozhi
+from memory import clock, endpoint, mcp, reminder, server, ws, wsclient, xiaozhi
 from memory.schedule import Schedules
 from memory.service import MemoryService
 from memory.store import Event, Store
@@ -181,10 +181,23 @@ class Overview(unittest.TestCase):
         self.assertEqual([ov[k] for k in ("family", "facts", "traits", "habits", "goals", "moments", "schedules")], [[]] * 7)
         self.assertEqual((ov["total_coins_spent"], ov["mood"]), (0, ""))
 
-    def test_read_with_a_type_is_not_streamed(self):
+    def test_read_with_a_type_streams_one_record_per_piece(self):
         reply = read_dispatcher(full_memory()).handle(request("memory", 1, {"action": "read", "type": "goal"}), mcp.Link("t"))
-        self.assertTrue(isinstance(reply, str))
-        self.assertEqual(len(json.loads(json.loads(reply)["result"]["content"][0]["text"])["items"]), 5)
+        pieces = list(reply)
+        self.assertTrue(len(pieces) >= 5)
+        self.assertEqual(len(json.loads(json.loads("".join(pieces))["result"]["content"][0]["text"])["items"]), 5)
+
+
+    def test_recall_of_any_limit_goes_out_one_record_per_piece(self):
+        memory = full_memory()
+        d = read_dispatcher(memory)
+        reply = d.handle(request("memory", 2, {"action": "recall", "type": "fact", "limit": 50}), mcp.Link("t"))
+        pieces = list(reply)
+        result = json.loads(json.loads("".join(pieces))["result"]["content"][0]["text"])
+        self.assertEqual(result, json.loads(json.dumps(memory.recall("fact", limit=50))))
+        self.assertTrue(result["count"] >= 10)
+        self.assertTrue(len(pieces) >= result["count"])
+        self.assertTrue(max([len(p.encode()) for p in pieces]) < 1024)
 
 
 class SlowStream(FakeStream):
@@ -301,11 +314,11 @@ def server_text(obj):
 
 class Links(unittest.TestCase):
     def setUp(self):
-        self.real_connect = ws.connect
+        self.real_connect = wsclient.connect
         self.plain = json.loads(dispatcher().handle(request("whole", 3), mcp.Link("t")))
 
     def tearDown(self):
-        ws.connect = self.real_connect
+        wsclient.connect = self.real_connect
 
     async def test_server_sends_a_streamed_answer_fragmented(self):
         s = server.Server(dispatcher(), TOKEN, host="127.0.0.1", log=lambda m: None)
@@ -319,7 +332,7 @@ class Links(unittest.TestCase):
 
     async def test_endpoint_sends_a_streamed_answer_fragmented_and_counts_it_healthy(self):
         stream = YieldingStream(server_text(json.loads(request("pieces", 3))))
-        ws.connect = FakeConnect(stream)
+        wsclient.connect = FakeConnect(stream)
         link = endpoint.EndpointLink("ws://h/mcp/", dispatcher(), reminder.Announcer(), log=lambda m: None)
         await asyncio.create_task(link.run_once())
         (text, parts), = messages(bytes(stream.out))
@@ -330,7 +343,7 @@ class Links(unittest.TestCase):
     async def test_xiaozhi_envelope_is_streamed_with_the_session_id(self):
         stream = YieldingStream(server_text({"type": "hello", "transport": "websocket", "session_id": "s-2"})
                                 + server_text({"session_id": "s-2", "type": "mcp", "payload": json.loads(request("pieces", 3))}))
-        ws.connect = FakeConnect(stream)
+        wsclient.connect = FakeConnect(stream)
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "tk", "24:0a:c4:12:34:56", "cid", dispatcher(), log=lambda m: None)
         await asyncio.create_task(link.run_once())
         sent = messages(bytes(stream.out))

@@ -1,10 +1,11 @@
 # memory.ws: frames, masking, fragmentation, control frames, close codes and the HTTP upgrade,
 # over in-memory streams (the WebAssembly port has no sockets).
 
+import asyncio
 import struct
 import unittest
 
-from memory import ws
+from memory import ws, wsclient
 from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
 
 ensure_sha1()
@@ -84,6 +85,28 @@ class Framing(unittest.TestCase):
         frames = read_frames(s.out)
         self.assertEqual([(f[0], f[1], f[3]) for f in frames], [(False, ws.OP_TEXT, b"abc"), (False, ws.OP_CONT, b"def"), (True, ws.OP_CONT, b"gh")])
 
+
+    async def test_big_masked_frame_goes_out_whole_and_unmasks(self):
+        # Over STREAM_FRAME, the payload is masked piece by piece behind its header: one frame.
+        data = bytes([(i * 31) % 256 for i in range(ws.STREAM_FRAME * 3 + 5)])
+        c, client = client_side()
+        await client.send(data)
+        await client.send(b"tail")
+        self.assertEqual(read_frames(c.out), [(True, ws.OP_BINARY, True, data), (True, ws.OP_BINARY, True, b"tail")])
+
+    def test_plain_masking_matches_the_rfc(self):
+        out = bytearray(5)
+        ws._mask_plain(out, b"Hello", 5, KEY)
+        self.assertEqual(bytes(out), bytes([0x7F, 0x9F, 0x4D, 0x51, 0x58]))
+
+    async def test_messages_read_one_after_another_keep_their_text(self):
+        # Each small frame is unmasked into one shared buffer; what recv() returned must not change.
+        _, sock = server_side(client_frame(ws.OP_TEXT, b"first message"), client_frame(ws.OP_TEXT, b"second"),
+                              client_frame(ws.OP_BINARY, b"\x01\x02\x03"))
+        first = await sock.recv()
+        second = await sock.recv()
+        third = await sock.recv()
+        self.assertEqual((first, second, third), ("first message", "second", b"\x01\x02\x03"))
 
 class Fragmentation(unittest.TestCase):
     async def test_fragments_with_a_ping_between_are_reassembled_and_ponged(self):
@@ -276,12 +299,12 @@ class Handshake(unittest.TestCase):
     def test_query_and_url_parsing(self):
         self.assertEqual(ws.parse_query("token=a%2Fb%3D&t=x+y&token=second&flag"), {"token": "a/b=", "t": "x y", "flag": ""})
         self.assertEqual(ws.unquote("%E8%AE%B0%zz%4"), "记%zz%4")
-        self.assertEqual(ws.parse_url("ws://192.168.1.9:8765/mcp?token=t"), (False, "192.168.1.9", 8765, "/mcp?token=t"))
-        self.assertEqual(ws.parse_url("wss://api.example.com/mcp/?token=x"), (True, "api.example.com", 443, "/mcp/?token=x"))
-        self.assertEqual(ws.parse_url("ws://host"), (False, "host", 80, "/"))
-        self.assertEqual(ws.parse_url("ws://[::1]:9000?q=1"), (False, "::1", 9000, "/?q=1"))
+        self.assertEqual(wsclient.parse_url("ws://192.168.1.9:8765/mcp?token=t"), (False, "192.168.1.9", 8765, "/mcp?token=t"))
+        self.assertEqual(wsclient.parse_url("wss://api.example.com/mcp/?token=x"), (True, "api.example.com", 443, "/mcp/?token=x"))
+        self.assertEqual(wsclient.parse_url("ws://host"), (False, "host", 80, "/"))
+        self.assertEqual(wsclient.parse_url("ws://[::1]:9000?q=1"), (False, "::1", 9000, "/?q=1"))
         for bad in ("http://x/", "ws://:80/", "ws://h:0/", "ws://h:99999/", "ws://h:port/"):
-            self.assertRaises(ValueError, ws.parse_url, bad)
+            self.assertRaises(ValueError, wsclient.parse_url, bad)
 
     async def test_server_upgrade_with_subprotocol(self):
         s = FakeStream(upgrade_request(extra="Sec-WebSocket-Protocol: chat, mcp\r\nAuthorization: Bearer T\r\n"))
@@ -360,7 +383,7 @@ class Handshake(unittest.TestCase):
             ).encode() + ws.encode_frame(ws.OP_TEXT, b"welcome")
 
         s = FakeStream(respond=answer)
-        sock = await ws.handshake(s, s, "dev", 80, "/mcp/?token=x", [("Authorization", "Bearer T")], ("mcp",))
+        sock = await wsclient.handshake(s, s, "dev", 80, "/mcp/?token=x", [("Authorization", "Bearer T")], ("mcp",))
         s.respond = None
         self.assertEqual(sock.subprotocol, "mcp")
         self.assertEqual(await sock.recv(), "welcome")
@@ -373,7 +396,7 @@ class Handshake(unittest.TestCase):
 
         s = FakeStream(respond=answer)
         try:
-            await ws.handshake(s, s, "dev", 80, "/mcp", None, ("mcp",))
+            await wsclient.handshake(s, s, "dev", 80, "/mcp", None, ("mcp",))
         except ws.HandshakeError as e:
             self.assertEqual(e.status, 401)
         else:
@@ -386,7 +409,29 @@ class Handshake(unittest.TestCase):
             return None
 
         s = FakeStream(respond=answer)
-        self.assertRaises(ws.HandshakeError, _run_sync, ws.handshake(s, s, "dev", 80, "/", None, ()))
+        self.assertRaises(ws.HandshakeError, _run_sync, wsclient.handshake(s, s, "dev", 80, "/", None, ()))
+
+    async def test_connect_dials_the_remembered_address_and_forgets_it_when_that_fails(self):
+        # DNS blocks MicroPython's event loop: a known host is dialled by address, the name kept for TLS.
+        dialled = []
+
+        async def refuse(host, port, ssl=None, server_hostname=None):
+            dialled.append((host, port, server_hostname))
+            raise OSError(111, "connection refused")
+
+        saved = getattr(asyncio, "open_connection", None)
+        asyncio.open_connection = refuse
+        try:
+            for url in ("wss://device.example/mcp", "ws://device.example:8080/mcp"):
+                wsclient._addresses["device.example"] = "192.0.2.7"
+                try:
+                    await wsclient.connect(url)
+                except OSError:
+                    pass
+                self.assertFalse("device.example" in wsclient._addresses)
+        finally:
+            asyncio.open_connection = saved
+        self.assertEqual(dialled, [("192.0.2.7", 443, "device.example"), ("192.0.2.7", 8080, None)])
 
 
 def _run_sync(coro):

@@ -25,3 +25,21 @@ def config(llm_config, tmp_path):
     cfg = Config(llm=llm_config)
     cfg.host.data_dir = str(tmp_path / "data")
     return cfg
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    """Command lines the board plans would have run (esptool, mpremote); no board stands behind them."""
+    from xzmem.board import plans
+
+    calls = []
+    monkeypatch.setattr(plans, "run_command", calls.append)
+    return calls
+
+
+@pytest.fixture
+def port(tmp_path):
+    """A serial port path that exists (an empty file): plans accept it, and nothing answers on it."""
+    dev = tmp_path / "ttyUSB7"
+    dev.write_bytes(b"")
+    return str(dev)

@@ -82,6 +82,7 @@ def test_export_import_export_is_the_same_document(env, tmp_path):
     again = json.loads(second.read_text(encoding="utf-8"))
     doc.pop("exported_at")
     again.pop("exported_at")
+    assert doc.pop("device_id") != again.pop("device_id")  # two simulators, two ids
     assert again == doc
 
 

@@ -11,20 +11,7 @@ from xzmem.board.devconfig import device_config
 from xzmem.board.partitions import load_layout
 from xzmem.cli.app import app
 
-
-@pytest.fixture
-def ran(monkeypatch):
-    """Command lines the plans would have run; a board stands behind none of them here."""
-    calls = []
-    monkeypatch.setattr(board, "run_command", calls.append)
-    return calls
-
-
-@pytest.fixture
-def port(tmp_path):
-    dev = tmp_path / "ttyUSB7"
-    dev.write_bytes(b"")
-    return str(dev)
+PSRAM_BOARD = ROOT / "tests" / "host" / "boards" / "esp32s3-psram-1.27.json"
 
 
 def invoke(*args):
@@ -112,7 +99,7 @@ def test_deploy_plan_copies_code_and_config_then_resets(tmp_path, port, ran):
 def test_deploy_mpy_stages_compiled_modules(tmp_path, port, ran):
     root = project(tmp_path)
     stage = tmp_path / "stage"
-    plan = board.deploy_plan(port, None, mpy=True, root=root, workdir=stage)
+    plan = board.deploy_plan(port, None, form="mpy", root=root, workdir=stage)
     board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
     compiled = (stage / "lib" / "memory" / "clock.mpy").read_bytes()
     assert compiled[:2] == b"M\x06"  # .mpy magic and format version 6 (MicroPython 1.19+)
@@ -124,7 +111,7 @@ def test_deploy_mpy_stages_compiled_modules(tmp_path, port, ran):
 def test_deploy_dry_run_shows_every_step_and_touches_nothing(tmp_path, port, ran):
     root = project(tmp_path)
     result = invoke("deploy", "--port", port, "--root", root, "--wifi-ssid", "home", "--wifi-password", "secret",
-                    "--token", "tok-long-enough", "--dry-run")
+                    "--token", "tok-long-enough", "--board", PSRAM_BOARD, "--dry-run")
     assert result.exit_code == 0, result.output
     assert "fs cp" in result.output and "reset" in result.output
     assert "secret" not in result.output.split("[1/")[0]  # the config table hides secrets
@@ -141,7 +128,7 @@ def test_dry_run_performs_no_file_operation_either(tmp_path, port, ran):
 
 
 def test_deploy_without_a_token_generates_one_and_says_so(tmp_path, port, ran):
-    result = invoke("deploy", "--port", port, "--root", project(tmp_path), "--dry-run")
+    result = invoke("deploy", "--port", port, "--root", project(tmp_path), "--board", PSRAM_BOARD, "--dry-run")
     assert result.exit_code == 0, result.output
     assert "generated device token" in result.output
     assert "'***'" in result.output  # the config table itself still hides it
@@ -150,7 +137,7 @@ def test_deploy_without_a_token_generates_one_and_says_so(tmp_path, port, ran):
 def test_deploy_without_boot_py_is_refused(tmp_path, port, ran):
     root = project(tmp_path)
     (root / "boot.py").unlink()
-    result = invoke("deploy", "--port", port, "--root", root, "--dry-run")
+    result = invoke("deploy", "--port", port, "--root", root, "--board", PSRAM_BOARD, "--dry-run")
     assert result.exit_code == 1 and "boot.py is missing" in result.output
     assert ran == []
 

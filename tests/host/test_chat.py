@@ -21,6 +21,7 @@ from xzmem.db import open_db
 from xzmem.device.client import DeviceClient
 from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient
+from xzmem.pipelines.never_remember import NeverRemember
 from xzmem.pipelines.runner import Pipelines
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -71,6 +72,8 @@ def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
     with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
         said = asyncio.run(chat_lines(host_config(tmp_path), device.url, SCRIPT))
         overview = asyncio.run(device_read(device.url))
+        affection = asyncio.run(device_read(device.url, type="coins"))["items"][0]
+    assert affection["interactions"] == 1  # the chat's end told the device: one interaction, one flush
     assert said[0] == LLM_OFF_NOTE and said.count(LLM_OFF_NOTE) == 1
     assert said[1:] == [
         "记住了：名字 王浩宇",
@@ -85,6 +88,16 @@ def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
     assert [s["content"] for s in overview["schedules"]] == ["去开家长会"]
     with Outbox(tmp_path / "host" / "outbox.sqlite3") as box:
         assert box.pending() == []
+
+
+def test_chat_keeps_nothing_of_a_never_remember_topic(tmp_path):
+    cfg = host_config(tmp_path)
+    NeverRemember(open_db(cfg.data_path)).add("篮球")
+    with SimDevice(tmp_path / "dev") as device:
+        said = asyncio.run(chat_lines(cfg, device.url, ["我喜欢打篮球", "我喜欢画画"]))
+        overview = asyncio.run(device_read(device.url))
+    assert said[1:] == ["嗯，我在听。", "记住了：喜欢 画画"]
+    assert overview["preferences"]["likes"] == ["画画"]
 
 
 def test_chat_with_llm_runs_the_models_memory_calls_on_the_device(tmp_path, fake_llm):  # noqa: F811
@@ -201,3 +214,69 @@ def test_idle_minutes_end_the_conversation_with_a_reflection(tmp_path, fake_llm)
     assert "最近迷上了下围棋" in json.dumps(reflections[0]["body"], ensure_ascii=False)
     assert any(s.startswith("  （对话反思：") for s in said), said
     assert [item.get("payload") for item in found if item["type"] == "keyed"] == ["用户最近迷上了下围棋"], found
+
+
+def test_what_the_deep_channel_kept_reaches_the_next_turns_prompt(tmp_path, fake_llm):  # noqa: F811
+    marker = "陪伴用户聊天的小智"
+    fake_llm.reply("加油！", match=marker)
+    fake_llm.reply({"memories": [{"content": "用户这周六有足球比赛", "category": "fact", "importance": 0.8,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    fake_llm.reply("记得带护腿板。", match=marker)
+    fake_llm.reply({"memories": []}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(device_read(device.url))
+        asyncio.run(chat_lines(host_config(tmp_path, fake_llm.base_url), device.url,
+                               ["这周六我有足球比赛", "比赛要带什么？"]))
+    chats = [r["body"]["messages"] for r in fake_llm.requests if marker in json.dumps(r["body"], ensure_ascii=False)]
+    notes = [m["content"] for m in chats[-1] if m["role"] == "system" and "主人相关的记忆" in m["content"]]
+    assert notes and "【刚聊到】用户这周六有足球比赛" in notes[-1], chats[-1]
+
+
+def test_an_impossible_date_is_not_stored_and_the_user_is_told(tmp_path):
+    with SimDevice(tmp_path / "dev") as device:
+        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, ["2月30日下午3点提醒我交房租"]))
+        overview = asyncio.run(device_read(device.url))
+    assert said[1] == "这个我没法记下：没有2月30日这一天。换个说法再告诉我一次吧？"
+    assert overview["schedules"] == [] and overview["facts"] == []
+
+
+def test_chat_in_a_terminal_edits_lines_and_keeps_a_history(tmp_path):
+    """Typed in a terminal: the left arrow moves the cursor instead of landing in the name as an
+    escape code, and the line is in the history file for the next chat."""
+    import pty
+
+    with SimDevice(tmp_path / "dev") as device:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("XZMEM_")}
+        env.update(XZMEM_CONFIG=str(tmp_path / "none.toml"), XZMEM_DATA_DIR=str(tmp_path / "host"),
+                   PYTHONUNBUFFERED="1", TERM="xterm")
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "xzmem", "chat", "--device", device.url.split("?")[0],
+                                 "--token", TOKEN], stdin=follower, stdout=follower, stderr=follower, env=env)
+        os.close(follower)
+        seen = b""
+
+        def wait_for(text: bytes) -> None:
+            nonlocal seen
+            deadline = time.monotonic() + 30
+            while text not in seen and time.monotonic() < deadline:
+                try:
+                    seen += os.read(leader, 4096)
+                except OSError:
+                    break
+            assert text in seen, seen.decode(errors="replace")
+
+        try:
+            wait_for("你> ".encode())
+            os.write(leader, "我叫王明".encode() + b"\x1b[D" + "浩".encode() + b"\r")
+            wait_for("记住了：名字 王浩明".encode())
+            os.write(leader, b"/exit\r")
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            os.close(leader)
+        overview = asyncio.run(device_read(device.url))
+    assert overview["profile"]["name"] == "王浩明"
+    assert "我叫王浩明" in (tmp_path / "host" / "chat_history").read_text(encoding="utf-8")

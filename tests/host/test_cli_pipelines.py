@@ -112,7 +112,7 @@ def test_bad_config_names_the_problem(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_config(path, env={})
     result = runner.invoke(app, ["sieve", "--user", "x"], env=dict(env_for(tmp_path), XZMEM_CONFIG=str(path)))
-    assert result.exit_code == 1 and "error:" in result.stderr
+    assert result.exit_code == 1 and result.stderr.startswith("xzmem: ")
 
 
 def test_installed_console_script_runs(tmp_path):

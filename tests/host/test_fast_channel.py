@@ -34,6 +34,21 @@ def test_small_talk_has_no_signal():
     assert fast_channel("Hi, how are you?", NOW) == ([], [])
 
 
+def test_identity_decision_and_important_lines_are_about_the_user_in_the_third_person():
+    _, writes = fast_channel("我决定用树莓派做这个项目。I'm a data engineer. 重要：我的护照在抽屉里", NOW)
+    assert [w["content"] for w in writes] == ["主人决定用树莓派做这个项目", "The user is a data engineer",
+                                              "重要：主人的护照在抽屉里"]
+
+
+def test_values_end_at_conjunctions_and_clause_boundaries():
+    _, writes = fast_channel("My name is Tom and I like cats", NOW)
+    assert [(w["type"], w["content"]) for w in writes] == [("name", "Tom"), ("like", "cats")]
+    _, writes = fast_channel("I like cats and my name is Tom", NOW)
+    assert [(w["type"], w["content"]) for w in writes] == [("like", "cats"), ("name", "Tom")]
+    _, writes = fast_channel("我喜欢猫但是不喜欢狗；我住在北京和我妈妈一起", NOW)
+    assert [(w["type"], w["content"]) for w in writes] == [("like", "猫"), ("dislike", "狗"), ("location", "北京")]
+
+
 def test_identity_becomes_profile_writes():
     _, writes = fast_channel("我叫王浩宇，今年25岁，住在北京。", NOW)
     assert [(w["type"], w["content"]) for w in writes] == [("name", "王浩宇"), ("age", "25"), ("location", "北京")]
@@ -69,9 +84,18 @@ def test_todo_with_a_time_is_a_schedule():
     assert (writes[0]["content"], writes[0]["datetime"]) == ("call mom", "2026-11-23 17:00")
 
 
-def test_todo_without_a_time_is_a_fact():
-    _, writes = fast_channel("我需要买牛奶", NOW)
-    assert writes == [{"op": "write", "type": "fact", "content": "待办：我需要买牛奶"}]
+def test_todo_without_a_time_is_a_fact_and_a_need_without_one_is_nothing():
+    _, writes = fast_channel("别忘了买牛奶", NOW)
+    assert writes == [{"op": "write", "type": "fact", "content": "待办：买牛奶"}]
+    assert fast_channel("我需要买牛奶", NOW) == ([], [])
+
+
+def test_an_impossible_date_writes_nothing_and_names_the_problem():
+    signals, writes = fast_channel("2月30日下午3点提醒我交房租", NOW)
+    assert writes == []
+    assert signals[0].problem == "没有2月30日这一天"
+    with pytest.raises(ValueError, match="25:00"):
+        parse_when("明天25点", NOW)
 
 
 @pytest.mark.parametrize(
@@ -95,6 +119,6 @@ def test_correction_keeps_the_sentence():
 
 
 def test_questions_write_nothing():
-    signals, writes = fast_channel("你需要休息吗？我叫小明。Should I prefer green tea?", NOW)
+    signals, writes = fast_channel("你明天需要休息吗？我叫小明。Should I prefer green tea?", NOW)
     assert [s.category for s in signals] == ["todo", "identity", "preference"]
     assert writes == [{"op": "write", "type": "name", "content": "小明"}]

@@ -44,8 +44,19 @@ def test_app_too_large_for_factory(tmp_path):
 def test_truncated_app(tmp_path):
     path = merged_firmware(tmp_path / "fw.bin")
     path.write_bytes(path.read_bytes()[:-5000])
-    with pytest.raises(FirmwareError, match="damaged image"):
+    with pytest.raises(FirmwareError, match="damaged or cut short"):
         load_firmware(path)
+
+
+def test_a_header_esptool_cannot_read_is_told_about_the_file_not_in_esptool_words(tmp_path):
+    path = merged_firmware(tmp_path / "fw.bin")
+    data = bytearray(path.read_bytes())
+    data[2] = 195  # the flash mode byte
+    path.write_bytes(bytes(data))
+    with pytest.raises(FirmwareError) as caught:
+        load_firmware(path)
+    assert "fw.bin is not a usable ESP32 firmware image" in str(caught.value)
+    assert "ImageSpiMode" not in str(caught.value) and "195" not in str(caught.value)
 
 
 def test_app_elsewhere_than_factory_offset(tmp_path):

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 from link_helpers import TOKEN, serving
-from memory import mcp, ws
+from memory import mcp, ws, wsclient
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -292,7 +292,7 @@ def test_our_client_talks_to_a_websockets_server(ws_server):
         async with serve(handler, "127.0.0.1", 0, subprotocols=["mcp"], process_request=check) as srv:
             port = srv.sockets[0].getsockname()[1]
             url = f"ws://127.0.0.1:{port}/mcp/?token=x"
-            c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
+            c = await wsclient.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
             assert c.subprotocol == "mcp"
             await c.send("记忆 hello")
             assert await c.recv() == "记忆 hello"
@@ -319,7 +319,7 @@ def test_our_client_reads_past_a_big_message_refuses_a_huge_one_and_sees_close_c
     async def main():
         async with serve(handler, "127.0.0.1", 0, subprotocols=["mcp"], process_request=check) as srv:
             url = f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}/"
-            c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
+            c = await wsclient.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("mcp",))
             await c.send("big")
             with pytest.raises(ws.MessageTooBig) as too_big:
                 await c.recv()
@@ -332,14 +332,14 @@ def test_our_client_reads_past_a_big_message_refuses_a_huge_one_and_sees_close_c
             assert e.value.code == 1009
             await asyncio.sleep(0.05)
             assert seen["close"] == 1009
-            c = await ws.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("chat", "mcp"))
+            c = await wsclient.connect(url, headers=[("Authorization", "Bearer T")], subprotocols=("chat", "mcp"))
             assert c.subprotocol == "mcp"
             await c.send("close 4001")
             with pytest.raises(ws.ConnectionClosed) as e:
                 await c.recv()
             assert (e.value.code, e.value.reason) == (4001, "done")
             with pytest.raises(ws.HandshakeError) as e:
-                await ws.connect(url, headers=[("Authorization", "Bearer wrong")])
+                await wsclient.connect(url, headers=[("Authorization", "Bearer wrong")])
             assert e.value.status == 401
             assert str(e.value).endswith("server refused the upgrade: token refused")  # the server's own words
 
@@ -349,13 +349,13 @@ def test_our_client_reads_past_a_big_message_refuses_a_huge_one_and_sees_close_c
 def test_our_client_and_our_server_together():
     async def main():
         async with serving() as s:
-            c = await ws.connect(s.url + "?token=" + quote(TOKEN, safe=""), subprotocols=("mcp",))
+            c = await wsclient.connect(s.url + "?token=" + quote(TOKEN, safe=""), subprotocols=("mcp",))
             assert c.subprotocol == "mcp"
             await c.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "note", "arguments": {"action": "put", "slot": 1, "text": "生日"}}}))
             assert json.loads(json.loads(await c.recv())["result"]["content"][0]["text"]) == {"slot": 1, "result": "UPDATED"}
             await c.close()
             with pytest.raises(ws.HandshakeError) as e:
-                await ws.connect(s.url)
+                await wsclient.connect(s.url)
             assert e.value.status == 401
 
     run(main())

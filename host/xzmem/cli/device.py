@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +30,7 @@ from xzmem.cli.common import (
     say,
     stderr,
     stdout,
+    url_token,
     with_device,
 )
 from xzmem.config import config_path
@@ -37,6 +38,7 @@ from xzmem.device.client import (
     MEMORY_TYPES,
     RECALL_TYPES,
     DeviceClient,
+    DeviceError,
     redact,
 )
 from xzmem.device.outbox import Batch, Outbox
@@ -124,6 +126,42 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the device's JSON i
 # --- reading memory ----------------------------------------------------------------------------
 
 
+_TIME_KEYS = ("learned_at", "when", "completed_at", "last_interaction")
+
+
+def _local_times(data: Any, offset: int) -> Any:
+    """`data` with its Unix-second times (learned_at, when, ...) as the device's local times."""
+    if isinstance(data, list):
+        return [_local_times(item, offset) for item in data]
+    if not isinstance(data, dict):
+        return data
+    zone = timezone(timedelta(seconds=offset))
+    out = {}
+    for key, value in data.items():
+        if (key in _TIME_KEYS or key.endswith("_learned_at")) and isinstance(value, int) and value > 0:
+            out[key] = datetime.fromtimestamp(value, zone).strftime("%Y-%m-%d %H:%M")
+        else:
+            out[key] = _local_times(value, offset)
+    return out
+
+
+def _without_empty(data: Any) -> Any:
+    """A dict without its empty sections (no table of blank rows for memories not yet learned)."""
+    if not isinstance(data, dict):
+        return data
+    kept = {k: _without_empty(v) for k, v in data.items()}
+    return {k: v for k, v in kept.items() if v not in (None, "", [], {})}
+
+
+async def _device_offset(client: DeviceClient) -> int:
+    """The device's UTC offset in seconds (its stats say); this computer's when it cannot tell."""
+    try:
+        stats = await client.call("memory_sync", {"action": "stats"})
+        return int(stats["clock"]["utc_offset"])
+    except (DeviceError, KeyError, TypeError, ValueError):
+        return time.localtime().tm_gmtoff
+
+
 @commands.command()
 def inspect(
     type_: Annotated[str | None, typer.Argument(metavar="[TYPE]", help="One memory type (fact, family, like, ...).")] = None,
@@ -136,13 +174,18 @@ def inspect(
         args = {"action": "read"}
         if type_ is not None:
             args["type"] = _check_type(type_, MEMORY_TYPES)
-        data = with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
+        async def work(client: DeviceClient) -> tuple[Any, int]:
+            data = await client.call("memory", args)
+            return data, (0 if as_json else await _device_offset(client))
+
+        data, offset = with_device(resolve_settings(device, token), work)
         if as_json:
             _print_json(data)
         elif type_ is not None and isinstance(data, dict) and "items" in data:
-            _render(stdout(), data["items"] or [], title=type_)
+            _render(stdout(), _local_times(data["items"], offset) or [], title=type_)
         else:
-            _render(stdout(), data)
+            shown = _without_empty(_local_times(data, offset))
+            _render(stdout(), shown or "the device remembers nothing yet", title="memory")
 
 
 @commands.command()
@@ -246,7 +289,7 @@ def _progress(console: Console, total: int | None) -> Progress:
         columns.append(TextColumn("{task.completed:.0f}"))
     else:
         columns += [BarColumn(), MofNCompleteColumn()]
-    return Progress(*columns, console=console)
+    return Progress(*columns, console=console, disable=not console.is_terminal)  # a log gets no bar
 
 
 @commands.command("export")
@@ -263,6 +306,10 @@ def export_(
     with one_line_errors():
         if file.exists() and not force:
             raise CliProblem(f"{file} exists; pass --force to overwrite it")
+        folder = file.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            # said before the device is asked for anything: a long export must not end here
+            raise CliProblem(f"cannot write {file}: folder {folder} {'is not writable' if folder.is_dir() else 'does not exist'}")
 
         async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]]]:
             device_id = await client.device_id()
@@ -450,7 +497,7 @@ def config(
             "config_file": str(path),
             "exists": path.exists(),
             "device": redact(settings.target) if settings.target else None,
-            "token": "set" if settings.token else None,
+            "token": "set" if settings.token or (settings.target and url_token(settings.target)) else None,
             "data_dir": str(settings.data_dir),
             "sources": settings.sources,
         }

@@ -101,5 +101,6 @@ def gateway(
     except KeyboardInterrupt:
         pass
     except OSError as e:
-        console.print(f"[bold red]error:[/] cannot listen on {escape(listen)}: {escape(e.strerror or str(e))}")
+        Console(stderr=True, soft_wrap=True).print(
+            f"[bold red]xzmem:[/] cannot listen on {escape(listen)}: {escape(e.strerror or str(e))}")
         raise typer.Exit(1) from None

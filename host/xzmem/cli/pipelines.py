@@ -32,8 +32,11 @@ ConfigOption = Annotated[
 ]
 
 
+STAGES = ("sieve", "changes", "reflect", "profile")
+
+
 def _fail(message: str, code: int = 1) -> None:
-    err_console.print(Text("error: ", style="red") + Text(message))
+    err_console.print(Text("xzmem: ", style="red") + Text(" ".join(message.split())), soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -228,11 +231,13 @@ def profile_command(
 @commands.command("log")
 def log_command(
     limit: Annotated[int, typer.Option("--limit", help="entries to show, newest first")] = 10,
-    stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect or profile")] = None,
+    stage: Annotated[str | None, typer.Option("--stage", help="sieve, changes, reflect, profile or promote")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     config: ConfigOption = None,
 ) -> None:
     """Review the extraction log: each stage's input, raw LLM output, parsed result and errors."""
+    if stage is not None and stage not in STAGES:
+        _fail(f"unknown stage {stage!r}; use one of: {', '.join(STAGES)}")
     try:
         cfg = load_config(config)
     except ConfigError as e:

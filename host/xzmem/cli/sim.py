@@ -25,14 +25,14 @@ def sim_command(
     reminder_prefix: Annotated[str | None, typer.Option(
         "--reminder-prefix", help="Text put before each reminder on the xiaozhi link, e.g. '[device_call]'.")] = None,
     language: Annotated[str, typer.Option("--language", help="Language of the memory tool's refusals and style hint: zh or en.")] = "zh",
-    device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present.")] = None,
+    device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present; default: one derived from --data.")] = None,
     trusted_links: Annotated[str | None, typer.Option(
         "--trusted-links", help="Outbound links that go to your own xzmem gateway: endpoint, xiaozhi or both.")] = None,
 ) -> None:
     """Run the device's boot.py and main.py on CPython; prints 'xzmem device ready ws://HOST:PORT/mcp'."""
     try:
-        cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id, trusted_links,
-                                xiaozhi_token, reminder_prefix, language)
+        cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id or sim.stable_device_id(data),
+                                trusted_links, xiaozhi_token, reminder_prefix, language)
         sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed)
     except sim.SimError as e:
         typer.echo(f"xzmem: {e}", err=True)

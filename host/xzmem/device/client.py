@@ -42,6 +42,7 @@ OnMessage = Callable[[types.LoggingMessageNotificationParams], Awaitable[None]]
 # mpremote's short names for serial ports.
 _PORT_SHORTCUTS = {"a": "/dev/ttyACM", "u": "/dev/ttyUSB", "c": "COM"}
 _RESULT_MARK = "@xzmem-result@"
+CLOSE_TIMEOUT = 2.0
 
 
 class DeviceError(Exception):
@@ -205,13 +206,20 @@ async def _websocket_streams(url: str, open_timeout: float, lost: anyio.Event):
                 except ConnectionClosed:
                     lost.set()
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(receive)
-            tg.start_soon(send)
-            try:
-                yield read_stream, write_stream
-            finally:
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(receive)
+                tg.start_soon(send)
+                try:
+                    yield read_stream, write_stream
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            # Closing the link cancels this task; without a shielded close the socket would stay
+            # open until garbage collection, and a peer (the device, the gateway) would keep the
+            # session of a client that left.
+            with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+                await ws.close()
 
 
 def _connect_error(where: str, exc: BaseException) -> DeviceError:

@@ -139,6 +139,11 @@ def mood(name: str, soul_state_code: int | None = None) -> dict:
     return op
 
 
+def end_conversation() -> dict:
+    """The op that tells the device a conversation is over: it counts the interaction and flushes once."""
+    return {"op": "end_conversation"}
+
+
 def validate_op(op: dict) -> None:
     """Raise ValueError naming the field when `op` breaks docs/sync.md."""
     kind = op.get("op")
@@ -187,8 +192,8 @@ def validate_op(op: dict) -> None:
         code = op.get("soul_state_code")
         if code is not None and not (isinstance(code, int) and 0 <= code <= 15):
             raise ValueError(f"mood.soul_state_code must be 0-15, got {code!r}")
-    else:
-        raise ValueError(f"op must be write|delete|put_mem|del_mem|coins|mood, got {kind!r}")
+    elif kind != "end_conversation":
+        raise ValueError(f"op must be write|delete|put_mem|del_mem|coins|mood|end_conversation, got {kind!r}")
 
 
 def make_batches(stage: str, ops: list[dict]) -> list[Batch]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from xzmem.device.client import DeviceClient, DeviceError
 
-OP_NAMES = ("write", "delete", "put_mem", "del_mem", "coins", "mood")
+OP_NAMES = ("write", "delete", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 MAX_OPS = 64
 
 _SCHEMA = """

@@ -75,11 +75,16 @@ class ExtractionLog:
             sql += " WHERE stage = ?"
             args = (stage,)
         rows = self.conn.execute(sql + " ORDER BY id DESC LIMIT ?", args + (limit,)).fetchall()
-        return [
-            LogEntry(
-                r["id"], r["at"], r["stage"], json.loads(r["input"]), r["raw_output"],
-                None if r["parsed"] is None else json.loads(r["parsed"]),
-                json.loads(r["errors"]), json.loads(r["batch_ids"]), r["prompt_tokens"],
-            )
-            for r in rows
-        ]
+        return [_entry(r) for r in rows]
+
+    def get(self, entry_id: int) -> LogEntry | None:
+        row = self.conn.execute("SELECT * FROM extraction_log WHERE id = ?", (entry_id,)).fetchone()
+        return None if row is None else _entry(row)
+
+
+def _entry(r: sqlite3.Row) -> LogEntry:
+    return LogEntry(
+        r["id"], r["at"], r["stage"], json.loads(r["input"]), r["raw_output"],
+        None if r["parsed"] is None else json.loads(r["parsed"]),
+        json.loads(r["errors"]), json.loads(r["batch_ids"]), r["prompt_tokens"],
+    )

@@ -1,8 +1,10 @@
 """User profile (seed 004 §5.2.7): synthesized from core memories, fed back into the extraction prompt.
 
-A change to an identity / preference / skill memory marks the profile stale; it is synthesized again
-before the next sieve run. Fields the user edited by hand (source `manual`) replace the synthesized
-ones and survive every re-synthesis until cleared.
+A change to an identity / preference / skill memory, and every fast-channel write saying who the user
+is or what they like (kept here as observations the synthesis reads), marks the profile stale. It is
+synthesized when there is none yet, once when the host starts (cold start) and then at most once a
+day. Fields the user edited by hand (source `manual`) replace the synthesized ones and survive every
+re-synthesis until cleared.
 """
 
 from __future__ import annotations
@@ -24,6 +26,23 @@ from xzmem.pipelines.tokens import estimate_tokens
 PROFILE_KEY = "mem_profile"
 CORE_FOR_PROFILE = ("identity", "preference", "skill", "relationship", "decision", "project_state")
 MAX_CORE_MEMORIES = 40
+REFRESH_INTERVAL = 86400  # a stale profile is synthesized again at most once a day
+# Fast-channel write types that feed the profile, with the category they count as and how they read.
+OBSERVED_TYPES = {
+    "name": ("identity", "用户叫{}"), "age": ("identity", "用户{}岁"), "gender": ("identity", "用户的性别：{}"),
+    "location": ("identity", "用户住在{}"), "birthday": ("identity", "用户的生日：{}"),
+    "like": ("preference", "用户喜欢{}"), "dislike": ("preference", "用户不喜欢{}"),
+    "family": ("relationship", "用户的{}"),
+}
+SINGLE_VALUED = frozenset({"name", "age", "gender", "location", "birthday"})
+_OBSERVED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS profile_observed (
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    observed_at REAL NOT NULL,
+    PRIMARY KEY (kind, content)
+)
+"""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS profile (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -72,6 +91,7 @@ class ProfileStore:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         conn.execute(_SCHEMA)
+        conn.execute(_OBSERVED_SCHEMA)
         conn.execute("INSERT OR IGNORE INTO profile (id) VALUES (1)")
         conn.commit()
 
@@ -106,6 +126,38 @@ class ProfileStore:
         manual[name] = value
         self.conn.execute("UPDATE profile SET manual = ? WHERE id = 1", (json.dumps(manual, ensure_ascii=False),))
         self.conn.commit()
+
+    def observe(self, ops: list[dict], now: float) -> bool:
+        """Keep the fast channel's identity and preference writes for the next synthesis and mark the
+        profile stale when one is new. A single-valued field (name, age, ...) keeps its latest value."""
+        changed = False
+        for op in ops:
+            kind = op.get("type")
+            if op.get("op") != "write" or kind not in OBSERVED_TYPES:
+                continue
+            content = op["content"]
+            if self.conn.execute("SELECT 1 FROM profile_observed WHERE kind = ? AND content = ?",
+                                 (kind, content)).fetchone():
+                continue
+            if kind in SINGLE_VALUED:
+                self.conn.execute("DELETE FROM profile_observed WHERE kind = ?", (kind,))
+            self.conn.execute("INSERT INTO profile_observed (kind, content, observed_at) VALUES (?, ?, ?)",
+                              (kind, content, now))
+            changed = True
+        if changed:
+            self.conn.execute("UPDATE profile SET stale = 1 WHERE id = 1")
+        self.conn.commit()
+        return changed
+
+    def observed(self) -> list[KeyedMemory]:
+        """The observations as memories the synthesis reads beside the keyed ones."""
+        rows = self.conn.execute("SELECT kind, content, observed_at FROM profile_observed ORDER BY observed_at").fetchall()
+        out = []
+        for n, (kind, content, at) in enumerate(rows):
+            category, text = OBSERVED_TYPES[kind]
+            out.append(KeyedMemory(f"fast_{n}", category, text.format(content), 8, "user",
+                                   created_at=int(at), updated_at=int(at), last_triggered=int(at)))
+        return out
 
     def clear_manual(self, name: str) -> None:
         manual = self.get().manual

@@ -90,6 +90,15 @@ class WorkingSnapshot:
         rows = self.conn.execute("SELECT record FROM working_memory").fetchall()
         memory.load_records(sorted((json.loads(r[0]) for r in rows), key=lambda r: r["timestamp"]))
 
+    def update(self, items: list) -> None:
+        """Store these items' records again, leaving the others alone (another process, such as a
+        provider's save in its own thread, may have added items since this one loaded)."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO working_memory (id, record) VALUES (?, ?)",
+            [(item.id, json.dumps(item.to_record(), ensure_ascii=False)) for item in items],
+        )
+        self.conn.commit()
+
     def save(self, memory: WorkingMemory) -> None:
         self.conn.execute("DELETE FROM working_memory")
         self.conn.executemany(

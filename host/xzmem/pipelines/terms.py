@@ -38,6 +38,11 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
+def warm_up() -> None:
+    """Load jieba's dictionary now (a second or more) rather than inside the first retrieval."""
+    jieba.initialize()
+
+
 def terms(text: str) -> list[str]:
     """Index terms of `text` in order, repeats kept (term frequency matters)."""
     out = []

@@ -7,9 +7,12 @@ board or opened with `littlefs-python`. Data survives restarts.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import runpy
 import signal
+import socket
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,10 +85,50 @@ def prepare(data: Path, cfg: dict) -> None:
     (data / CONFIG_FILE).write_text(json.dumps(cfg, indent=1))
 
 
+_stopping = False  # set by SIGTERM/SIGINT: from then on a dropped connection is expected
+
+
+def _drop_cancelled(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """Stopping cancels the tasks serving connected clients, or interrupts them mid-write; asyncio's
+    stream callback then reports each as an error with a traceback. On the way out that is no error."""
+    if _stopping or isinstance(context.get("exception"), asyncio.CancelledError):
+        return
+    loop.default_exception_handler(context)
+
+
+class _QuietShutdownPolicy(asyncio.DefaultEventLoopPolicy):
+    """main.py's asyncio.run() gets a loop that keeps shutdown cancellations out of the log."""
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        loop = super().new_event_loop()
+        loop.set_exception_handler(_drop_cancelled)
+        return loop
+
+
+def stable_device_id(data: Path) -> str:
+    """A MAC-form id derived from the data folder, so two simulators differ and one keeps its id
+    across restarts (02: marks a locally administered address, never a real board's)."""
+    digest = hashlib.sha256(str(data.resolve()).encode()).digest()
+    return ":".join(f"{b:02x}" for b in (0x02, *digest[:5]))
+
+
+def check_port_free(host: str, port: int) -> None:
+    """SimError now, before booting, when HOST:PORT cannot be listened on."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the device's server does
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            raise SimError(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --listen port") from None
+
+
 def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> None:
     """Boot the simulated device and serve until SIGINT or SIGTERM; the store is flushed on the way out."""
     if speed <= 0:
         raise SimError(f"--speed must be > 0, got {speed}")
+    check_port_free(cfg["listen_host"], cfg["listen_port"])
     prepare(data, cfg)
     sys.stdout.reconfigure(line_buffering=True)  # the ready line must reach a pipe at once
     from memory import app, clock
@@ -95,9 +138,13 @@ def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> 
     app.CONFIG_PATH = str(data / CONFIG_FILE)
 
     def stop(signum, frame):
+        global _stopping
+        _stopping = True
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)  # Ctrl-C stops the same quiet way
+    asyncio.set_event_loop_policy(_QuietShutdownPolicy())
     runpy.run_path(str(ROOT / "boot.py"), run_name="boot")
     try:
         runpy.run_path(str(ROOT / "main.py"), run_name="__main__")

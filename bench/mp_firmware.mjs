@@ -1,0 +1,209 @@
+// Drives bench/mp_firmware_heap.py inside the WebAssembly port, one step per call, and prints JSON.
+//
+//   node bench/mp_firmware.mjs --map HOSTDIR:MPDIR ... --path MPDIR ... [--mode firmware|compile]
+//
+// firmware: the device program from app.main() with one MCP client; after every step the heap is
+// read (gc.mem_alloc: everything allocated since the last collection, garbage included, because
+// the bench turns automatic collection off), the new blocks are found in the collector's block
+// map (micropython.mem_info(1)), then garbage is collected and the live heap read again. Steps
+// are calls from JavaScript: only between calls does the port's collector see no stale pointers.
+// compile: what compiling each module keeps (bytecode, constants, interned names), the part a
+// frozen build keeps in flash; the module order comes from /bench/args.json.
+import fs from "node:fs";
+import { loadPort, parseArgs } from "../tests/mp/port.mjs";
+
+const BLOCK = 16; // bytes per heap block on this 32-bit port
+const opts = parseArgs(process.argv.slice(2), ["--mode"]);
+const mode = opts.extra["--mode"]?.[0] ?? "firmware";
+let capture = null;
+const mp = await loadPort(opts, {
+  allFiles: true,
+  stdout: (line) => (capture ? capture.push(line) : process.stderr.write(line + "\n")),
+});
+const gc = mp.pyimport("gc");
+const micropython = mp.pyimport("micropython");
+
+// Every allocated block run in the heap, as "area:offset" -> length in blocks.
+function blockMap() {
+  capture = [];
+  micropython.mem_info(1);
+  const lines = capture;
+  capture = null;
+  const runs = new Map();
+  let area = "";
+  let cells = "";
+  const flush = () => {
+    for (let i = 0; i < cells.length; i++) {
+      const c = cells[i];
+      if (c === "." || c === "=") continue;
+      let n = 1;
+      while (i + n < cells.length && cells[i + n] === "=") n++;
+      runs.set(`${area}:${i}`, { n, kind: c });
+    }
+  };
+  for (const raw of lines) {
+    const line = raw.replace(/\r$/, "");
+    const from = line.match(/^GC memory layout; from ([0-9a-fx]+):/);
+    const row = line.match(/^([0-9a-f]{8}): (.*)$/);
+    const free = line.match(/^\s+\((\d+) lines all free\)/);
+    if (from) {
+      flush();
+      area = from[1];
+      cells = "";
+    } else if (row) {
+      cells += row[2];
+    } else if (free) {
+      cells += ".".repeat(64 * Number(free[1]));
+    }
+  }
+  flush();
+  return runs;
+}
+
+// The biggest block in `after` that was not in `before`: [bytes, the map's letter for its kind].
+// The interpreter's qstr (name) table: [pools, bytes], from micropython.qstr_info().
+function qstrs() {
+  capture = [];
+  micropython.qstr_info();
+  const text = capture.join(" ");
+  capture = null;
+  return [Number(text.match(/n_pool=(\d+)/)[1]), Number(text.match(/n_total_bytes=(\d+)/)[1])];
+}
+
+// Bytes of a qstr pool of `alloc` names: a 6-word header, then a pointer, a 2-byte hash and a
+// 1-byte length per name (py/qstr.c), in whole blocks. Each new pool holds twice the last one's
+// names, from 10. Loading code grows the table; a frozen build keeps the code's names in flash.
+const POOL_SIZES = new Set(Array.from({ length: 16 }, (_, j) => Math.ceil((24 + 7 * 10 * 2 ** j) / BLOCK) * BLOCK));
+
+// The biggest block in `after` that was not in `before` and is not one of the `pools` new qstr
+// pools: [bytes, the map's letter for its kind].
+function largestNew(before, after, pools) {
+  const fresh = [];
+  for (const [key, run] of after) {
+    const old = before.get(key);
+    if (!old || old.n !== run.n || old.kind !== run.kind) fresh.push(run);
+  }
+  fresh.sort((a, b) => b.n - a.n);
+  for (const run of fresh) {
+    if (pools > 0 && run.kind === "h" && POOL_SIZES.has(run.n * BLOCK)) {
+      pools--;
+      continue;
+    }
+    return [run.n * BLOCK, run.kind];
+  }
+  return [0, ""];
+}
+
+if (mode === "compile") {
+  const args = JSON.parse(fs.readFileSync(opts.maps.find(([, d]) => d === "/bench")[0] + "/args.json", "utf8"));
+  // The .mpy form is built with mpy-cross -O3 (no line-number tables): compile() the same way.
+  mp.runPython("import micropython\nmicropython.opt_level(3)\n_codes = []");
+  const keep = mp.globals.get("_codes");
+  const builtins = mp.pyimport("builtins");
+  const out = {};
+  const [, qstrBefore] = qstrs();
+  for (const [name, path] of args.modules) {
+    gc.collect();
+    const before = gc.mem_alloc();
+    mp.runPython(`with open(${JSON.stringify(path)}) as _f:\n    _codes.append(compile(_f.read(), ${JSON.stringify(path)}, "exec"))\n_f = None`);
+    gc.collect();
+    out[name] = gc.mem_alloc() - before;
+  }
+  void keep;
+  void builtins;
+  console.log("@@json " + JSON.stringify({ compiled_bytes: out, qstr_bytes: qstrs()[1] - qstrBefore }));
+  process.exit(0);
+}
+
+const B = mp.pyimport("mp_firmware_heap");
+B.prepare();
+gc.collect();
+const base = gc.mem_alloc();
+const result = { base_bytes: base, base_qstr_bytes: qstrs()[1], actions: {}, largest_allocation: { bytes: 0, during: "" } };
+
+// One call into the port, measured: allocated bytes, the largest new block, the live heap after.
+function measured(label, fn) {
+  gc.collect();
+  const before = gc.mem_alloc();
+  const map0 = blockMap();
+  const [pools0] = qstrs();
+  const value = fn();
+  const allocated = gc.mem_alloc() - before;
+  const [pools1] = qstrs();
+  const [largest, kind] = largestNew(map0, blockMap(), pools1 - pools0);
+  gc.collect();
+  if (largest > result.largest_allocation.bytes) result.largest_allocation = { bytes: largest, during: label, kind };
+  return { value, allocated, largest, live: gc.mem_alloc() - base };
+}
+
+// Run an action's steps until nothing is pending; record its figures under `label`.
+function action(label, first) {
+  const stats = { steps: 0, allocated_bytes: 0, largest_step_allocation_bytes: 0, peak_bound_bytes: 0, largest_allocation_bytes: 0 };
+  let step = first;
+  for (;;) {
+    gc.collect();
+    const liveBefore = gc.mem_alloc() - base;
+    const m = measured(label, step);
+    stats.steps++;
+    stats.allocated_bytes += m.allocated;
+    stats.largest_step_allocation_bytes = Math.max(stats.largest_step_allocation_bytes, m.allocated);
+    stats.peak_bound_bytes = Math.max(stats.peak_bound_bytes, liveBefore + m.allocated);
+    stats.largest_allocation_bytes = Math.max(stats.largest_allocation_bytes, m.largest);
+    stats.live_after_bytes = m.live;
+    if (!m.value) break;
+    step = () => B.step();
+  }
+  result.actions[label] = stats;
+  return stats;
+}
+
+action("start", () => (B.start(), B.step()));
+action("client_connected", () => (B.connect(), B.step()));
+for (const kind of ["read", "recall_10", "recall_50", "sync_apply_20"]) {
+  const answered = B.answered();
+  action(kind, () => (B.send(kind), B.step()));
+  result.actions[kind].request_bytes = B.request_bytes();
+  if (B.answered() !== answered + 1) throw new Error(`${kind}: no answer came back`);
+}
+result.modules = JSON.parse(B.loaded_modules());
+// The interpreter's table of names (qstrs): a frozen build keeps the code's names in flash.
+result.qstr_bytes = qstrs()[1] - result.base_qstr_bytes;
+
+// The WebSocket alone: 1 KB frames sent (server and client role) and received.
+const frames = {};
+for (const [role, client] of [["server", false], ["client_masked", true]]) {
+  B.frame_socket(client);
+  measured("frames", () => B.send_frame()); // the first frame pays for the task machinery once
+  let sent = 0;
+  let largest = 0;
+  for (let i = 0; i < 8; i++) {
+    const m = measured("frames", () => B.send_frame());
+    sent += m.allocated;
+    largest = Math.max(largest, m.largest);
+  }
+  frames[`sent_1k_${role}`] = { allocated_per_frame_bytes: Math.round(sent / 8), largest_allocation_bytes: largest };
+  B.release();
+}
+B.frame_socket(false);
+B.start_receiver();
+measured("frames", () => B.feed_frame());
+measured("frames", () => B.recv_frame()); // the first frame pays for the receiver's start once
+let received = 0;
+let largestRecv = 0;
+let length = 0;
+for (let i = 0; i < 8; i++) {
+  measured("frames", () => B.feed_frame());
+  const m = measured("frames", () => B.recv_frame());
+  received += m.allocated;
+  largestRecv = Math.max(largestRecv, m.largest);
+  length = m.value;
+}
+frames.received_1k_text = {
+  allocated_per_frame_bytes: Math.round(received / 8),
+  message_chars: length,
+  largest_allocation_bytes: largestRecv,
+};
+B.release();
+result.frames = frames;
+console.log("@@json " + JSON.stringify(result));
+process.exit(0);

@@ -1,0 +1,1 @@
+"""The web dashboard: see and correct what the companion remembers, in a browser."""

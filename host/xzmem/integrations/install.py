@@ -1,0 +1,124 @@
+"""`xzmem integrate xiaozhi-server`: the thin provider module written into a server tree, and the YAML
+the server's config needs.
+
+The module only forwards the server's four calls to `xzmem.integrations.xiaozhi_server`, so the
+server needs the xzmem package installed in its own Python environment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from xzmem.integrations.settings import PROVIDER_TYPE
+
+MODULE_PATH = Path("core/providers/memory") / PROVIDER_TYPE / f"{PROVIDER_TYPE}.py"
+BASE_PATH = Path("core/providers/memory/base.py")
+# The server repository keeps the Python server one level down.
+NESTED_SERVER = Path("main/xiaozhi-server")
+
+MODULE_SOURCE = '''"""xzmem long-term memory for xiaozhi-esp32-server (written by `xzmem integrate xiaozhi-server`).
+
+The work is done by the xzmem package, which must be installed in this server's Python environment;
+this file only hands the server's calls to it. Settings: the `Memory: xzmem:` block of the config.
+"""
+
+import sys
+
+from ..base import MemoryProviderBase, logger
+
+if sys.version_info < (3, 11):
+    raise ImportError(
+        "the xzmem memory provider needs Python 3.11 or newer (this server runs %d.%d): "
+        "run the server in a 3.11+ environment with xzmem installed" % sys.version_info[:2]
+    )
+
+from xzmem.integrations.xiaozhi_server import XiaozhiMemory  # noqa: E402
+
+TAG = __name__
+
+
+class MemoryProvider(MemoryProviderBase):
+    def __init__(self, config, summary_memory=None):
+        super().__init__(config)
+        self.xzmem = XiaozhiMemory(config)
+        logger.bind(tag=TAG).info("xzmem memory provider ready")
+
+    def init_memory(self, role_id, llm, **kwargs):
+        super().init_memory(role_id, llm, **kwargs)
+        self.xzmem.init_role(role_id, llm)
+
+    async def save_memory(self, msgs, session_id=None):
+        report = await self.xzmem.save(self.role_id, msgs, session_id)
+        if report.error:
+            logger.bind(tag=TAG).warning(f"xzmem save_memory: {report.error}")
+        return None
+
+    async def query_memory(self, query: str) -> str:
+        return await self.xzmem.query(self.role_id, query)
+'''
+
+
+class ServerTreeError(Exception):
+    """The directory is not a xiaozhi-esp32-server tree; the message says what is missing."""
+
+
+@dataclass
+class Installed:
+    server_dir: Path
+    module: Path
+    changed: bool
+
+
+def find_server_dir(path: Path) -> Path:
+    """The server's Python root: `path` itself or its `main/xiaozhi-server` (the repository root)."""
+    path = path.expanduser().resolve()
+    for candidate in (path, path / NESTED_SERVER):
+        if (candidate / BASE_PATH).is_file():
+            return candidate
+    if not path.is_dir():
+        raise ServerTreeError(f"{path} is not a directory")
+    raise ServerTreeError(
+        f"{path} is not a xiaozhi-esp32-server tree: no {BASE_PATH} in it or in {NESTED_SERVER} "
+        "(pass the folder that holds app.py and config.yaml)"
+    )
+
+
+def install_module(path: Path) -> Installed:
+    """Write the thin provider module into the server tree (again, when it differs)."""
+    server = find_server_dir(path)
+    module = server / MODULE_PATH
+    changed = not module.is_file() or module.read_text(encoding="utf-8") != MODULE_SOURCE
+    if changed:
+        module.parent.mkdir(parents=True, exist_ok=True)
+        tmp = module.with_suffix(".tmp")
+        tmp.write_text(MODULE_SOURCE, encoding="utf-8")
+        tmp.replace(module)
+    return Installed(server, module, changed)
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def yaml_block(device: str | None, token: str | None, data: Path | None, budget_tokens: int) -> str:
+    """The lines to add to the server's config (`data/.config.yaml` or `config.yaml`)."""
+    lines = [
+        "selected_module:",
+        f"  Memory: {PROVIDER_TYPE}",
+        "",
+        "Memory:",
+        f"  {PROVIDER_TYPE}:",
+        f"    type: {PROVIDER_TYPE}",
+        f"    device: {_quoted(device or 'ws://MEMORY-DEVICE-IP:8765/mcp')}",
+        f"    token: {_quoted(token or 'THE-DEVICE-TOKEN')}",
+        "    # Several talking devices, each with its own memory device (role_id = the device's MAC):",
+        "    # devices:",
+        '    #   "aa:bb:cc:dd:ee:ff": {device: "ws://192.168.1.51:8765/mcp", token: "..."}',
+    ]
+    lines.append(f"    data: {_quoted(str(data))}" if data else "    # data: /path/to/xzmem/data   # default as for the xzmem CLI")
+    lines += [
+        "    # llm: {base_url: https://api.deepseek.com, model: deepseek-chat, api_key: sk-...}  # default: the server's LLM",
+        f"    budget_tokens: {budget_tokens}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,37 @@
+"""Smoke test of bench/firmware_heap.py: the whole firmware under the WebAssembly port, one JSON object."""
+
+import json
+import subprocess
+import sys
+
+from esp_images import ROOT
+
+ACTIONS = ["start", "client_connected", "read", "recall_10", "recall_50", "sync_apply_20"]
+
+
+def run_bench(*args):
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "firmware_heap.py"), *args],
+                         capture_output=True, text=True, check=True, timeout=600).stdout
+    return json.loads(out)
+
+
+def test_every_form_is_measured_after_every_action():
+    result = run_bench("--forms", "mpy,frozen")
+    mpy, frozen = result["forms"]["mpy"], result["forms"]["frozen"]
+    assert list(mpy["live_after"]) == ACTIONS
+    assert 0 < frozen["live_total"] < mpy["live_total"]
+    assert "flash" in result["frozen_method"]
+    # Each request was answered (the bench fails otherwise) and its steps were measured.
+    assert all(result["actions"][a]["steps"] >= 1 for a in ACTIONS)
+    assert 0 < result["largest_allocation"] and 0 < result["garbage_per_frame"]
+    assert set(result["meets_targets"]) == {"frozen_live", "mpy_live", "largest_allocation", "garbage_per_frame"}
+
+
+def test_code_a_deployment_does_not_use_is_not_loaded():
+    # No links configured: neither their code nor the WebSocket client; start-up and self-test unloaded.
+    loaded = set(run_bench("--forms", "py")["modules_loaded"])
+    assert "memory.server" in loaded and "memory.ws" in loaded
+    for name in ("links", "endpoint", "xiaozhi", "outlink", "wsclient", "startup", "config", "selftest"):
+        assert "memory." + name not in loaded, name
+    with_links = set(run_bench("--forms", "py", "--links")["modules_loaded"])
+    assert {"memory.links", "memory.endpoint", "memory.xiaozhi", "memory.wsclient"} <= with_links

@@ -1,0 +1,39 @@
+"""The fast channel on a table of everyday lines (bench/fast_channel_lines.py): each line writes
+exactly what the table says, and the benchmark over the table meets its targets."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from xzmem.pipelines.fast_channel import fast_channel
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from fast_channel_lines import LINES, NOW, write_key  # noqa: E402
+
+
+def test_the_table_has_enough_lines_in_each_language():
+    assert sum(1 for lang, *_ in LINES if lang == "zh") >= 60
+    assert sum(1 for lang, *_ in LINES if lang == "en") >= 20
+    assert {category for _, category, *_ in LINES} >= {
+        "name", "age", "place", "like", "family", "job", "allergy", "decision", "reminder", "correction", "smalltalk"}
+
+
+@pytest.mark.parametrize("lang, category, line, expected", LINES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(LINES)])
+def test_line_writes_exactly_the_expected(lang, category, line, expected):
+    _, writes = fast_channel(line, NOW)
+    assert [write_key(op) for op in writes] == expected
+
+
+def test_benchmark_reports_precision_and_recall_per_category_and_language():
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "fast_channel.py")], capture_output=True, text=True,
+                         check=True, timeout=120)
+    report = json.loads(out.stdout)
+    for lang in ("zh", "en"):
+        overall = report["languages"][lang]
+        assert overall["precision"] >= 0.95 and overall["recall"] >= 0.9, (lang, overall)
+        assert set(report["categories"][lang]) >= {"name", "like", "smalltalk"}
+    assert report["categories"]["zh"]["smalltalk"]["false_writes"] == 0
