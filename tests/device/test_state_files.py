@@ -58,10 +58,10 @@ class DamagedState(unittest.TestCase):
                 write(path, text)
                 del statefile.moved[:]
                 device = self.boot()
+                self.serves(device)  # the replay log is read when the host first syncs
                 self.assertFalse(fs.exists(path) and name.endswith(".json"), (name, text))
                 self.assertTrue(statefile.moved and name in statefile.moved[0], (name, text, statefile.moved))
                 self.assertTrue(fs.exists(path + ".bad"), (name, text))
-                self.serves(device)
                 stats = json.loads(call(device, "memory_sync", {"action": "stats"})[1])
                 self.assertEqual(stats["state_files_set_aside"], statefile.moved)
                 wipe(path + ".bad")
@@ -74,8 +74,8 @@ class DamagedState(unittest.TestCase):
             else:
                 write(self.data + "/" + name, "not a folder")
             device = self.boot()
-            self.assertTrue(fs.exists(self.data + "/" + name + ".bad"), name)
             self.serves(device)
+            self.assertTrue(fs.exists(self.data + "/" + name + ".bad"), name)
             wipe(self.data + "/" + name + ".bad")
 
     def test_good_lines_of_a_damaged_replay_log_are_kept(self):
@@ -85,8 +85,8 @@ class DamagedState(unittest.TestCase):
         with open(self.data + "/sync.0.jsonl", "a") as f:
             f.write('["b2", "not an answer"]\n{"torn')
         device = self.boot()
-        self.assertTrue(fs.exists(self.data + "/sync.0.jsonl.bad"))
         again = json.loads(call(device, "memory_sync", {"action": "apply", "batch_id": "b1", "ops": ops})[1])
+        self.assertTrue(fs.exists(self.data + "/sync.0.jsonl.bad"))
         self.assertTrue(again["replayed"])
         self.assertEqual(again["results"], first["results"])
         self.assertEqual(device.store.affection()["total_coins_spent"], 3)
