@@ -171,7 +171,7 @@ class Schedules:
             ev = self.find(content, datetime_text)
         except ValueError:
             done = self._completed_once(content)
-            if done is None:
+            if done is None or datetime_text is not None and clock.format_local(done.when) != datetime_text:
                 raise
             return {"result": "NOOP", "completed": to_dict(done), "detail": "already completed"}
         if not ev.repeat:

@@ -28,8 +28,8 @@ def _boot(clock):
 class EndConversation(unittest.TestCase):
     def setUp(self):
         fresh_nvs(_NVS, reserve=200)
-        remove(_LOG)
-        remove(_LOG + ".tmp")
+        for n in (0, 1):
+            remove("%s.%d.jsonl" % (_LOG, n))  # the replay log's two files
 
     def test_end_counts_one_interaction_and_survives_a_reboot(self):
         clock = Clock(T0 + 3600)
