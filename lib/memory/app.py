@@ -4,7 +4,7 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, fs, mcp
+from memory import clock, fs, mcp, steps
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
@@ -62,6 +62,7 @@ class Device:
         self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
         self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
         self.dispatcher.on_close = self.link_closed
+        self.lock = self.dispatcher.lock  # tool calls and the loops below change memory one at a time
         self.dispatcher.add(MemoryTool(self.memory))
         self.dispatcher.add(SyncTool(self.memory, self._make_sync))
         self.server = None
@@ -87,9 +88,17 @@ class Device:
         return mcp.dumps(result)
 
     def link_closed(self, link):
-        """A client that made changes went away: its conversation is over, so NVS is written once."""
+        """A client that made changes went away: its conversation is over, so NVS is written once
+        (by a task of its own: another client's call may be under way)."""
         if self.store.pending():
-            self.store.flush()
+            asyncio.create_task(self._flush())
+
+    async def _flush(self):
+        async with self.lock:
+            try:
+                await steps.run(self.store.flush_steps())
+            except OSError as e:  # the changes stay in RAM and the journal for the next flush
+                print("memory: flush failed, changes kept in RAM:", explain(e))
 
     def _reminder_to_server(self, item):
         if not self.server.connections:
@@ -99,6 +108,10 @@ class Device:
 
     def upkeep(self, now=None):
         """Once a night: archive aged facts, moments and past events."""
+        return steps.finish(self.upkeep_steps(now))
+
+    def upkeep_steps(self, now=None):
+        """upkeep() as a generator (memory.steps)."""
         now = clock.now() if now is None else now
         if not clock.is_set(now):
             return None
@@ -106,12 +119,13 @@ class Device:
         if parts[3] < _NIGHTLY_HOUR or parts[:3] == self._last_upkeep_day:
             return None
         self._last_upkeep_day = parts[:3]
-        return self.store.archive_aged(now)
+        return (yield from self.store.archive_aged_steps(now))
 
     async def _upkeep_loop(self):
         while True:
             try:
-                self.upkeep()
+                async with self.lock:
+                    await steps.run(self.upkeep_steps())
             except Exception as e:  # upkeep failing must not stop the device
                 print("upkeep failed:", e)
             await asyncio.sleep(_UPKEEP_EVERY / clock.speed())
@@ -119,7 +133,7 @@ class Device:
     async def serve(self, ready=print):
         """Start the server and loops; run until cancelled, flushing on the way out."""
         cfg = self.cfg
-        tasks = [self.reminders.run(), self.store.autoflush(), self._upkeep_loop()]
+        tasks = [self.reminders.run(self.lock), self.store.autoflush(self.lock), self._upkeep_loop()]
         if cfg["token"]:
             from memory.server import Server, client_budget
 

@@ -10,7 +10,7 @@ import struct
 
 from micropython import const
 
-from memory import clock, fs, jsontext, statefile
+from memory import clock, fs, jsontext, statefile, steps
 from memory.gramfilter import GramFilter, fold, keyword_positions
 from memory.lines import LineReader, ends_with_newline
 from memory.space import MemoryFull, dropped_note, explain
@@ -28,7 +28,6 @@ _BLOCK = const(4096)
 _SLACK = const(65536)  # what a drop frees beyond the need, so free space is not measured at every write
 _COPY = const(512)
 _SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
-_YIELD_EVERY = const(20)  # lines between two yields to the event loop in recall_async
 _MAGIC = b"XZA1"
 _HEAD = "<4sIHHIIB"  # magic, bytes covered, lines, bad lines, min learned, max learned, sorted
 
@@ -113,7 +112,7 @@ class Archive:
         self.reserve = reserve_bytes
         self.floor = floor_bytes
         self.refused = 0  # writes refused for want of room since boot
-        self.reader = LineReader()  # recall's; a suspended recall_async keeps its place in it
+        self.reader = LineReader()  # recall's; suspended recall steps keep their place in it
         self._head = bytearray(_HEAD_BYTES)
         self._bit = bytearray(1)
         self._free_hint = None  # free bytes at the last statvfs, less what appends took since
@@ -430,11 +429,12 @@ class Archive:
     def make_room(self, need):
         """Make sure `need` bytes can be written outside the archive and still leave the floor free,
         dropping the oldest archive segments if it takes that. MemoryFull when even that is not enough."""
-        self._make_room(need, [], self.floor, self.floor)
+        steps.finish(self._make_room(need, [], self.floor, self.floor))
 
     def _make_room(self, need, keep, want, least):
         """Drop the oldest segments (not those in `keep`) until `need` bytes leave `want` free; with
-        nothing left to drop, settle for `least`. Returns the segments dropped."""
+        nothing left to drop, settle for `least`. Returns the segments dropped. A generator of steps
+        (memory.steps): a step per segment dropped."""
         want = want if want > least else least
         # statvfs walks the whole LittleFS: the estimate (the last answer less what was written
         # since, deletions not counted) is trusted while it leaves `want`.
@@ -449,6 +449,7 @@ class Archive:
                 victim = self._oldest(keep)
                 if victim is None:
                     break
+                yield
                 got, freed = self._drop(*victim)
                 records += got
                 segments += 1
@@ -471,6 +472,11 @@ class Archive:
         All or nothing: on any error (bad record, no space, I/O) the archive is as before and
         the error says why. Records whose id is already archived are skipped.
         """
+        return steps.finish(self.append_steps(kind, items))
+
+    def append_steps(self, kind, items):
+        """append() as a generator (memory.steps): a step per segment checked for duplicates and
+        per segment dropped to make room; the writing itself is one step."""
         _check_kind(kind)
         now = clock.now()
         groups = {}  # month -> [(id, learned_at, line bytes)]
@@ -494,7 +500,7 @@ class Archive:
         keep = []
         for month in sorted(groups):
             mdir = self._mdir(kind, month)
-            group = self._drop_archived(kind, mdir, groups[month])
+            group = yield from self._drop_archived(kind, mdir, groups[month])
             if not group:
                 continue
             fs.makedirs(mdir)
@@ -516,11 +522,12 @@ class Archive:
                 need += len(g[2])
         if not plan:
             return 0
-        self._make_room(need, keep, self.reserve, self.floor)
+        yield from self._make_room(need, keep, self.reserve, self.floor)
+        yield
         self._save_json("journal.json", plan)
         added = 0
         try:
-            for i, entry in enumerate(plan):
+            for i, entry in enumerate(plan):  # no step inside: an append is undone only by its own rollback
                 mdir, n = entry[1], entry[2]
                 f = fs.open("%s/%d.jsonl" % (mdir, n), "ab")
                 try:
@@ -541,7 +548,7 @@ class Archive:
         return added
 
     def _drop_archived(self, kind, mdir, group):
-        """The entries of `group` whose id is not yet in the month's parts."""
+        """The entries of `group` whose id is not yet in the month's parts (a generator of steps)."""
         if not fs.exists(mdir):
             return group
         tmin = min(g[1] for g in group)
@@ -549,6 +556,7 @@ class Archive:
         ids = [g[0] for g in group]
         found = []
         for n in self._parts(mdir):
+            yield
             h = self._head_of(kind, mdir, n)
             if not h or not h[1] or h[4] < tmin or h[3] > tmax:
                 continue
@@ -620,27 +628,7 @@ class Archive:
         Returns {"type", "count", "items"}; each item is the stored record plus "timestamp",
         the local ISO time it was learned. `self.last` tells what was read.
         """
-        steps = self.recall_steps(kind, keyword, start_date, end_date, limit)
-        try:
-            while True:
-                next(steps)
-        except StopIteration as done:
-            return done.value
-
-    async def recall_async(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
-        """recall() that lets other asyncio tasks run every few lines (reminders, pings)."""
-        import asyncio
-
-        steps = self.recall_steps(kind, keyword, start_date, end_date, limit)
-        n = 0
-        try:
-            while True:
-                next(steps)
-                n += 1
-                if n % _YIELD_EVERY == 0:
-                    await asyncio.sleep(0)
-        except StopIteration as done:
-            return done.value
+        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit))
 
     def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
         """recall() as a generator: yields before each segment probed, each line read and each
@@ -760,13 +748,19 @@ class Archive:
 
     def stats(self):
         """Space and counts: bytes used, records per type, segments, drops, bad lines, free bytes."""
+        return steps.finish(self.stats_steps())
+
+    def stats_steps(self):
+        """stats() as a generator (memory.steps): a step per month folder and per segment."""
         counts = {}
         used = segments = bad = 0
         for kind in KINDS:
             total = 0
             for month in self._months(kind):
                 mdir = self._mdir(kind, month)
+                yield
                 for n in self._parts(mdir):
+                    yield
                     h = self._head_of(kind, mdir, n)
                     if h:
                         segments += 1
@@ -775,6 +769,7 @@ class Archive:
                         used += h[0] + _IDX_BYTES
             counts[kind] = total
         c = self._counters()
+        yield
         return {
             "bytes": used,
             "counts": counts,

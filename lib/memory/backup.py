@@ -32,7 +32,8 @@ class Exporter:
         self.memory = memory
         self._reader = None
 
-    def page(self, cursor=None, limit=100, archive=False):
+    def page_steps(self, cursor=None, limit=100, archive=False):
+        """A page as a generator (memory.steps): a step per section and per keyed memory read."""
         if not isinstance(limit, int) or isinstance(limit, bool) or not 0 < limit <= 200:
             raise ValueError("limit must be 1-200, got %r" % (limit,))
         records = []
@@ -46,7 +47,8 @@ class Exporter:
             cursor = "name:0"
         section, index = _parse_cursor(cursor)
         for si in range(section, len(HOT)):
-            items = self._section(HOT[si])
+            yield
+            items = yield from self._section_steps(HOT[si])
             for i in range(index if si == section else 0, len(items)):
                 item = items[i]
                 item["type"] = HOT[si]
@@ -54,13 +56,13 @@ class Exporter:
                     return {"records": records, "next_cursor": "%s:%d" % (HOT[si], i)}
         return {"records": records, "next_cursor": None}
 
-    def _section(self, name):
+    def _section_steps(self, name):
         m = self.memory
         if name == "affection":
             a = m.store.affection()
             return [{k: a[k] for k in _AFFECTION}]
         if name == "keyed":
-            return m.keyed.list() if m.keyed else []
+            return (yield from m.keyed.list_steps()) if m.keyed else []
         items = m.store.read(name)
         for item in items:
             item.pop("id", None)  # the device's own numbering

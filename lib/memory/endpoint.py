@@ -44,7 +44,7 @@ class EndpointLink(outlink.OutboundLink):
             except ws.MessageTooBig as e:  # read past: answered, and the connection goes on
                 await sock.send(self.dispatcher.too_big(e))
                 continue
-            reply = self.dispatcher.handle(msg, self.link)
+            reply = await self.dispatcher.handle_async(msg, self.link)
             msg = None
             if _well_formed(reply):
                 self.healthy = True

@@ -9,7 +9,7 @@ import json
 
 from micropython import const
 
-from memory import clock, fs, statefile
+from memory import clock, fs, statefile, steps
 from memory.records import ADDED, DELETED, NOOP, UPDATED, cut, int_value, trim
 
 SOURCES = ("user", "assistant", "both", "reflection", "sieve")
@@ -67,10 +67,15 @@ class KeyedStore:
 
     def list(self, category=None, limit=None):
         """Records in key order, optionally of one category, at most `limit`."""
+        return steps.finish(self.list_steps(category, limit))
+
+    def list_steps(self, category=None, limit=None):
+        """list() as a generator (memory.steps): a step per record read."""
         out = []
         for key in self.keys():
             if limit is not None and len(out) >= limit:
                 break
+            yield
             rec = self.get(key)
             if rec is not None and (category is None or rec.get("category") == category):
                 out.append(rec)

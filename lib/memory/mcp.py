@@ -5,11 +5,12 @@
 # Streamed result, an iterator of str pieces that ws.WebSocket.send() frames as one message.
 # Tools are plain objects registered with add().
 
+import asyncio
 import json
 
 from micropython import const
 
-from memory import __version__, jsontext, schema
+from memory import __version__, jsontext, schema, steps
 from memory.space import explain
 
 PARSE_ERROR = const(-32700)
@@ -47,6 +48,12 @@ class Tool:
     def call(self, arguments, link):
         """Return a JSON-able value, a str sent as is, or a Streamed; raise ToolError or ValueError to refuse."""
         raise ToolError("%s is not implemented" % self.name)
+
+    def call_steps(self, arguments, link):
+        """call() as a generator of steps (memory.steps), which the event loop runs a slice at a time;
+        a tool with long work overrides it to yield between the pieces."""
+        yield
+        return self.call(arguments, link)
 
 
 class Streamed:
@@ -269,6 +276,14 @@ def _head_id(head):
     return rid if _valid_id(rid) else None
 
 
+def _has_call(msg):
+    """Whether a message (or batch) holds a tools/call."""
+    for m in msg if isinstance(msg, list) else (msg,):
+        if isinstance(m, dict) and m.get("method") == "tools/call":
+            return True
+    return False
+
+
 def _first(pieces):
     for piece in pieces:
         return piece
@@ -310,6 +325,10 @@ class Dispatcher:
         self.language = language  # zh or en: how refusals of spoken tools are worded
         self.tools = []  # in registration order, which is the listing order
         self.on_close = None  # called with a link when its connection ends (the device flushes then)
+        # Held by every tool call on the event loop, and by the device's own loops when they change
+        # memory: a call runs in steps with turns for other tasks between them (memory.steps), and
+        # no other call may see or commit what it has half done.
+        self.lock = asyncio.Lock()
 
     def link_closed(self, link):
         """A link's connection ended: tell on_close; its failure is printed, never raised into the link."""
@@ -359,6 +378,28 @@ class Dispatcher:
 
     def handle_parsed(self, msg, link):
         """handle() for a message already parsed (the xiaozhi link's payload)."""
+        return steps.finish(self._parsed_steps(msg, link))
+
+    async def handle_async(self, text, link):
+        """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
+        so pings and other clients are answered while it works."""
+        try:
+            if not whole_json(text):
+                raise ValueError("not whole")
+            msg = json.loads(text)
+        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
+            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+        return await self.handle_parsed_async(msg, link)
+
+    async def handle_parsed_async(self, msg, link):
+        """handle_parsed() on the event loop, as handle_async()."""
+        if not _has_call(msg):
+            return self.handle_parsed(msg, link)  # nothing in it works long or touches memory
+        async with self.lock:
+            return await steps.run(self._parsed_steps(msg, link))
+
+    def _parsed_steps(self, msg, link):
+        # A message (or batch) answered as a generator of steps: a tool call's are its tool's.
         if isinstance(msg, list):
             if not msg:
                 return _error(None, INVALID_REQUEST, "empty batch")
@@ -366,13 +407,14 @@ class Dispatcher:
                 return _error(None, INVALID_REQUEST, "batch of %d messages, at most %d" % (len(msg), _MAX_BATCH))
             out = []
             for m in msg:
-                r = self._one(m, link)
+                r = yield from self._one(m, link)
                 if r is not None:
                     out.append(r if isinstance(r, str) else "".join(r))  # batches are rare and small
             return "[" + ",".join(out) + "]" if out else None
-        return self._one(msg, link)
+        return (yield from self._one(msg, link))
 
     def _one(self, msg, link):
+        yield
         if not isinstance(msg, dict):
             return _error(None, INVALID_REQUEST, "a request must be a JSON object")
         has_id = "id" in msg
@@ -395,7 +437,7 @@ class Dispatcher:
             return _error(rid, INVALID_PARAMS, "params must be an object")
         try:
             if method == "tools/call":
-                return self._call(rid, params, link)
+                return (yield from self._call(rid, params, link))
             if method == "tools/list":
                 return self._list(rid, params, link)
             if method == "ping":
@@ -508,7 +550,8 @@ class Dispatcher:
         if not isinstance(args, dict):
             raise _ParamsError("arguments must be an object")
         try:
-            value = _checked_call(tool, args, link)
+            schema.check_arguments(tool.input_schema, args)
+            value = yield from tool.call_steps(args, link)
             if isinstance(value, Streamed):
                 pieces = value.pieces()
                 # Running to the first piece here lets a result that fails at once be a plain refusal.

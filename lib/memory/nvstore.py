@@ -10,6 +10,8 @@ import struct
 import esp32
 from micropython import const
 
+from memory import steps
+
 ERR_NOT_FOUND = const(-4354)
 ERR_FULL = const(-4357)
 ERR_LENGTH = const(-4364)
@@ -271,6 +273,11 @@ class NvStore:
         A full partition leaves the keys it could not write dirty (their old values stay in NVS)
         and raises OSError(-4357) after trying the rest.
         """
+        return steps.finish(self.flush_steps())
+
+    def flush_steps(self):
+        """flush() as a generator (memory.steps): a step per key written. Nothing may change the
+        tables between its steps (the caller holds the device's lock)."""
         writes = 0
         failed = 0
         try:
@@ -288,6 +295,7 @@ class NvStore:
                     empty = t.per_key == 1 and not t.used[n]
                     if empty != erasing:
                         continue
+                    yield
                     try:
                         if empty:
                             self._nvs.erase_key(t.key(n))

@@ -75,10 +75,12 @@ class ReminderLoop:
             self.store.flush()
         return due
 
-    async def run(self):
+    async def run(self, lock):
+        """Check every _PERIOD (device time); `lock` (an asyncio.Lock) keeps tool calls out meanwhile."""
         while True:
             try:
-                self.check()
+                async with lock:
+                    self.check()
             except Exception as e:  # a bad pass must not end the loop
                 print("reminder: check failed:", e)
             await asyncio.sleep(_PERIOD / clock.speed())

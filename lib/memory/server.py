@@ -196,7 +196,7 @@ class Server:
             except ws.MessageTooBig as e:  # read past: answered, and the connection goes on
                 await sock.send(dispatcher.too_big(e))
                 continue
-            reply = dispatcher.handle(msg, link)
+            reply = await dispatcher.handle_async(msg, link)
             msg = None
             if reply is not None:
                 await sock.send(reply)

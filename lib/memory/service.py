@@ -2,7 +2,7 @@
 
 from micropython import const
 
-from memory import affinity, clock, mcp, statefile
+from memory import affinity, clock, mcp, statefile, steps
 from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
@@ -113,6 +113,10 @@ class MemoryService:
     def search(self, keyword, limit=None):
         """The profile, hot memories of every kind, schedules and the host's keyed memories that
         mention `keyword`."""
+        return steps.finish(self.search_steps(keyword, limit))
+
+    def search_steps(self, keyword, limit=None):
+        """search() as a generator (memory.steps): keyed memories are read a step each."""
         limit = check_limit(limit)
         needle = keyword.lower()
         found = []
@@ -131,7 +135,8 @@ class MemoryService:
                 item["type"] = "schedule"
                 found.append(item)
         if self.keyed is not None:
-            for item in self.keyed.list():
+            keyed = yield from self.keyed.list_steps()
+            for item in keyed:
                 if _contains(item, needle):
                     item["type"] = "keyed"
                     found.append(item)
@@ -140,6 +145,10 @@ class MemoryService:
 
     def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
         """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
+        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit))
+
+    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
+        """recall() as a generator (memory.steps): the archive is read a step at a time."""
         if kind not in RECALL_KINDS:
             raise Refusal("recall type must be one of fact, moment, event, got %r" % (kind,), "choice", "type", kind, RECALL_KINDS)
         limit = check_limit(limit)
@@ -165,13 +174,25 @@ class MemoryService:
             if len(items) >= limit:
                 break
         if self.archive is not None and len(items) < limit:
-            older = self.archive.recall(kind, keyword=keyword, start_date=start_date, end_date=end_date, limit=limit)
+            older = yield from self.archive.recall_steps(kind, keyword, start_date, end_date, limit)
             for item in older["items"]:
                 if item.get("id") not in seen and len(items) < limit:
                     items.append(item)
         return {"type": kind, "count": len(items), "items": items}
 
     # ---- writes ----
+
+    def write_steps(self, kind, args):
+        """write() as a generator (memory.steps): a full table hands its oldest records to the
+        archive first, in steps; the answer counts them under "archived"."""
+        content = args.get("content")
+        archived = 0
+        if isinstance(content, str) and content.strip():  # a write refused for want of content moves nothing
+            archived = yield from self.store.room_steps(kind)
+        out = self.write(kind, args)
+        if archived and isinstance(out, dict):
+            out["archived"] = archived
+        return out
 
     def write(self, kind, args):
         if kind == "schedule":
@@ -196,14 +217,20 @@ class MemoryService:
     # ---- upkeep ----
 
     def stats(self):
+        return steps.finish(self.stats_steps())
+
+    def stats_steps(self):
+        """stats() as a generator (memory.steps): the archive's segments are counted a step each."""
         out = {"device_id": self.device_id, "store": self.store.stats()}
+        yield
         nvs = out["store"].get("nvs")
         if nvs:
             out["nvs"] = nvs
         out["pending_writes"] = self.store.pending()
         out["flash_bytes_written"] = _flash_bytes_written()
         if self.archive is not None:
-            out["archive"] = self.archive.stats()
+            out["archive"] = yield from self.archive.stats_steps()
+        yield
         out["keyed"] = self.keyed.count() if self.keyed else 0
         out["state_files_set_aside"] = statefile.moved
         out["clock"] = {"set": clock.is_set(), "now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}

@@ -10,7 +10,7 @@ import struct
 
 from micropython import const
 
-from memory import clock
+from memory import clock, steps
 from memory.notes import Chat, Moments, Notes
 from memory.nvstore import NvStore, Table
 from memory.person import PROFILE_FIELDS, Affection, Family, Preferences, Profile
@@ -47,7 +47,7 @@ __all__ = ("Store", "Event", "ADDED", "UPDATED", "DELETED", "NOOP", "TYPES", "RE
 class Store:
     """Typed hot memory over one NVS namespace.
 
-    archiver: optional object with append(kind, items) (lib/memory/archive.py); now: optional
+    archiver: optional object with append_steps(kind, items) (lib/memory/archive.py); now: optional
     callable giving Unix seconds (tests); keyed: optional keyed-memory store (memory.keyed);
     journal: optional memory.ackjournal.AckJournal, replayed here and written by commit().
     """
@@ -262,16 +262,34 @@ class Store:
     # ---- archive rules ----
 
     def _archive_oldest(self, kind, table, n):
+        return steps.finish(self._archive_oldest_steps(kind, table, n))
+
+    def _archive_oldest_steps(self, kind, table, n):
         try:
-            return self._archive(kind, table, table.oldest_first()[:n])
+            return (yield from self._archive_steps(kind, table, table.oldest_first()[:n]))
         except MemoryFull as e:
             raise MemoryFull("%s was not stored: %s" % (kind, e))
         except (OSError, ValueError) as e:
             raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
                           % (kind, table.cap, n, explain(e)))
 
-    def _archive(self, kind, table, slots):
-        """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never lose."""
+    def room_steps(self, kind):
+        """Before a write of `kind` (a generator of steps, memory.steps): when its table is full and
+        has an archive, hand the oldest records over now, in steps, so the write itself need not.
+        Returns how many were archived."""
+        if kind == "fact":
+            table, n = self._notes["fact"].table, _FACT_ARCHIVE
+        elif kind == "moment":
+            table, n = self._moments.table, _MOMENT_ARCHIVE
+        else:
+            return 0
+        if table.free_slot() >= 0 or self.archiver is None:
+            return 0
+        return (yield from self._archive_oldest_steps(kind, table, n))
+
+    def _archive_steps(self, kind, table, slots):
+        """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never
+        lose. A generator of steps (memory.steps)."""
         if self.archiver is None:
             raise OSError("no archive is configured")
         if kind == "event":
@@ -282,7 +300,7 @@ class Store:
         # An id that reached the archive must never be handed out again, even if power fails
         # before the next flush (only records added since the last flush can need this write).
         self._nv.save_ids(max(i["id"] for i in items))
-        self.archiver.append(kind, items)
+        yield from self.archiver.append_steps(kind, items)
         for s in slots:
             self._nv.clear(table, s)
         return len(slots)
@@ -290,6 +308,10 @@ class Store:
     def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY):
         """Archive facts and moments learned over `max_age_days` ago and one-off events that ended more
         than `event_grace` seconds ago, then flush. Returns counts per kind (and "errors" if any)."""
+        return steps.finish(self.archive_aged_steps(now, max_age_days, event_grace))
+
+    def archive_aged_steps(self, now=None, max_age_days=30, event_grace=_DAY):
+        """archive_aged() as a generator (memory.steps): a step per kind, then the flush's."""
         now = self._now() if now is None else now
         out = {"fact": 0, "moment": 0, "event": 0}
         if not clock.is_set(now):
@@ -308,11 +330,12 @@ class Store:
                     slots.append(s)
             if not slots:
                 continue
+            yield
             try:
-                out[kind] = self._archive(kind, t, slots)
+                out[kind] = yield from self._archive_steps(kind, t, slots)
             except (OSError, ValueError) as e:
                 out.setdefault("errors", []).append("%s: %s" % (kind, explain(e)))
-        self.flush()
+        yield from self.flush_steps()
         return out
 
     # ---- batching ----
@@ -342,6 +365,11 @@ class Store:
 
     def flush(self):
         """Write every pending change to NVS, then cut the journal; returns the number of NVS writes."""
+        return steps.finish(self.flush_steps())
+
+    def flush_steps(self):
+        """flush() as a generator (memory.steps): a step per NVS key. Nothing may change the store
+        between its steps, or the journal cut at the end could drop a change not yet in NVS."""
         j = self.journal
         if j is not None and j.size:
             # Journal what this flush writes too, so a cut journal or a replayed one both give it.
@@ -351,7 +379,7 @@ class Store:
                     j.append(record)
                 except (OSError, ValueError):
                     pass
-        writes = self._nv.flush()
+        writes = yield from self._nv.flush_steps()
         self._nv.logged()
         if j is not None:
             j.cut()
@@ -363,20 +391,26 @@ class Store:
 
     def tick(self, now=None, slack=0):
         """Flush once no change has come for `flush_within` seconds (less `slack`). Returns writes."""
+        return steps.finish(self.tick_steps(now, slack))
+
+    def tick_steps(self, now=None, slack=0):
+        """tick() as a generator (memory.steps)."""
         if self._nv.dirty_since is None:
             return 0
         if (self._now() if now is None else now) - self._nv.changed_at + slack >= self.flush_within:
-            return self.flush()
+            return (yield from self.flush_steps())
         return 0
 
-    async def autoflush(self, every=5):
-        """Run forever: check every `every` seconds, flushing after `flush_within` idle seconds."""
+    async def autoflush(self, lock, every=5):
+        """Run forever: check every `every` seconds, flushing after `flush_within` idle seconds.
+        `lock` (an asyncio.Lock) keeps tool calls out while a flush is under way."""
         import asyncio
 
         while True:
             await asyncio.sleep(every)
             try:
-                self.tick(slack=every)
+                async with lock:
+                    await steps.run(self.tick_steps(slack=every))
             except OSError as e:
                 print("memory: flush failed, changes kept in RAM:", e)
 

@@ -13,6 +13,7 @@
 
 from micropython import const
 
+from memory import steps
 from memory.backup import Exporter, restore
 from memory.replaylog import ReplayLog
 from memory.service import coin_amount
@@ -34,6 +35,11 @@ class Sync:
         self._exporter = Exporter(memory)
 
     def apply(self, batch_id, ops):
+        return steps.finish(self.apply_steps(batch_id, ops))
+
+    def apply_steps(self, batch_id, ops):
+        """apply() as a generator (memory.steps): a step per op. The caller keeps other calls out
+        until it ends (mcp.Dispatcher's lock), so no one sees a batch half applied."""
         if not isinstance(batch_id, str) or not 0 < len(batch_id) <= _MAX_BATCH_ID:
             raise ValueError("batch_id must be a string of 1-%d characters, got %r" % (_MAX_BATCH_ID, batch_id))
         if not isinstance(ops, list) or not 0 < len(ops) <= _MAX_OPS:
@@ -51,7 +57,11 @@ class Sync:
                 self.log.append(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
             except (OSError, ValueError) as e:
                 raise ValueError("batch %s was not applied, nothing changed: %s" % (batch_id, explain(e)))
-        results = [self._apply_one(op) for op in ops]
+        results = []
+        for op in ops:
+            yield
+            results.append((yield from self._apply_one(op)))
+        yield
         out = {"batch_id": batch_id, "replayed": False, "results": results}
         try:
             self.memory.store.commit()  # the batch is one journal record: on flash before it is logged
@@ -74,6 +84,7 @@ class Sync:
         return out
 
     def _apply_one(self, op):
+        # One op's result, as a generator of steps (memory.steps).
         if isinstance(op, dict) and op.get("op") == "restore":  # one export record, from import_records
             out = restore(self.memory, op.get("record"))
             out["op"] = "restore"
@@ -84,6 +95,8 @@ class Sync:
         name = op["op"]
         m = self.memory
         try:
+            if name == "write" and isinstance(op.get("content"), str) and op["content"].strip():
+                yield from m.store.room_steps(_kind(op))  # a full table's oldest go to the archive in steps
             if name == "write" and op.get("learned_at") and _kind(op) in STORE_TYPES:
                 out = m.store.restore(op["type"], op, op["learned_at"])
             elif name == "write":
@@ -115,18 +128,23 @@ class Sync:
             result["detail"] = "conflicts with %s" % ", ".join(c["content"] for c in out["conflicts"])
         return result
 
-    def export(self, cursor=None, limit=100, archive=False):
-        """A page of export records (memory.backup); `next_cursor` continues, None at the end."""
-        return self._exporter.page(cursor, limit, archive)
+    def export_steps(self, cursor=None, limit=100, archive=False):
+        """A page of export records (memory.backup) as a generator of steps (memory.steps);
+        `next_cursor` continues, None at the end."""
+        return self._exporter.page_steps(cursor, limit, archive)
 
     def import_records(self, batch_id, records):
         """Restore an export's records as one batch; each keeps the times it was learned.
 
         Results are per record, in order: {"op": "restore", "type", "result", "detail"}.
         """
+        return steps.finish(self.import_steps(batch_id, records))
+
+    def import_steps(self, batch_id, records):
+        """import_records() as a generator (memory.steps)."""
         if not isinstance(records, list) or not 0 < len(records) <= _MAX_OPS:
             raise ValueError("records must be a list of 1-%d records" % _MAX_OPS)
-        return self.apply(batch_id, [{"op": "restore", "record": r} for r in records])
+        return (yield from self.apply_steps(batch_id, [{"op": "restore", "record": r} for r in records]))
 
 
 def _kind(op):

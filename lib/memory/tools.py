@@ -1,6 +1,6 @@
 # The MCP tools: `memory` for the model, `memory_sync` for the host companion (trusted links only).
 
-from memory import clock, mcp, tool_schema
+from memory import clock, mcp, steps, tool_schema
 from memory.refusal import Refusal
 
 
@@ -21,8 +21,12 @@ class MemoryTool(mcp.Tool):
         self.memory = memory  # a memory.service.MemoryService
 
     def call(self, args, link):
+        return steps.finish(self.call_steps(args, link))
+
+    def call_steps(self, args, link):
         m = self.memory
         action = args["action"]
+        yield
         if action == "read":
             kind = args.get("type")
             if not kind:
@@ -31,19 +35,19 @@ class MemoryTool(mcp.Tool):
             return mcp.streamed(m.read(kind))
         if action == "write" or action == "delete" or action == "complete_schedule":
             try:
+                if action == "write":
+                    return (yield from m.write_steps(_need(args, "type"), args))
                 return self._change(action, args)
             finally:
                 m.store.commit()  # before the answer leaves: an acknowledged change survives a power cut
         # The answers that grow with memory (a recall may carry 50 records) go out one record at a time.
         if action == "recall":
-            return mcp.streamed(m.recall(_need(args, "type"), args.get("keyword"), args.get("start_date"),
-                                         args.get("end_date"), args.get("limit")))
-        return mcp.streamed(m.search(_need(args, "keyword"), args.get("limit")))
+            return mcp.streamed((yield from m.recall_steps(_need(args, "type"), args.get("keyword"), args.get("start_date"),
+                                                           args.get("end_date"), args.get("limit"))))
+        return mcp.streamed((yield from m.search_steps(_need(args, "keyword"), args.get("limit"))))
 
     def _change(self, action, args):
         m = self.memory
-        if action == "write":
-            return m.write(_need(args, "type"), args)
         if action == "delete":
             return m.delete(_need(args, "type"), args)
         return m.complete_schedule(_need(args, "content"), args.get("datetime"))
@@ -67,15 +71,20 @@ class SyncTool(mcp.Tool):
         return self._sync
 
     def call(self, args, link):
+        return steps.finish(self.call_steps(args, link))
+
+    def call_steps(self, args, link):
         action = args["action"]
+        yield
         if action == "apply":
-            return self.sync.apply(_need(args, "batch_id"), _need(args, "ops"))
+            return (yield from self.sync.apply_steps(_need(args, "batch_id"), _need(args, "ops")))
         if action == "import":
-            return self.sync.import_records(_need(args, "batch_id"), _need(args, "records"))
+            return (yield from self.sync.import_steps(_need(args, "batch_id"), _need(args, "records")))
         if action == "export":
-            return mcp.streamed(self.sync.export(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True))
+            page = yield from self.sync.export_steps(args.get("cursor"), args.get("limit") or 100, args.get("archive") is True)
+            return mcp.streamed(page)
         if action == "stats":
-            return self.memory.stats()
+            return (yield from self.memory.stats_steps())
         unix = clock.check_settable(_need(args, "unix"))
         offset = args.get("utc_offset")
         if offset is not None:

@@ -89,7 +89,7 @@ class XiaozhiLink(outlink.OutboundLink):
                     continue
                 if not isinstance(msg, str):
                     continue  # audio frames: this link has no speaker
-                out = self.on_text(msg)
+                out = await self.on_text(msg)
                 msg = None
                 if out is not None:
                     await sock.send(out)
@@ -103,7 +103,7 @@ class XiaozhiLink(outlink.OutboundLink):
             self.log("%s: no hello from the server in %d s, reconnecting" % (self.link.name, self.hello_timeout))
             sock.abort()
 
-    def on_text(self, text):
+    async def on_text(self, text):
         """What to send back for one text message from the server: None, a str, or an iterator of pieces."""
         try:
             if not mcp.whole_json(text):
@@ -121,7 +121,7 @@ class XiaozhiLink(outlink.OutboundLink):
             if not isinstance(payload, (dict, list)):
                 self.log("%s: ignored an mcp message without a payload object" % self.link.name)
                 return None
-            reply = self.dispatcher.handle_parsed(payload, self.link)
+            reply = await self.dispatcher.handle_parsed_async(payload, self.link)
             return None if reply is None else mcp_envelope(reply, self.session_id)
         if kind == "hello":
             self.on_hello(msg)

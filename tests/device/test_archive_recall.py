@@ -4,7 +4,7 @@ import json
 import unittest
 
 from archive_testkit import DAY, at, event, fact, files, moment, scratch, wipe
-from memory import clock, fs
+from memory import clock, fs, steps
 from memory.archive import Archive
 
 
@@ -157,9 +157,10 @@ class Recall(unittest.TestCase):
         self.assertTrue(self.a.last["segments_read"] <= 2)
         self.assertTrue(self.a.last["lines_parsed"] < 40)
 
-    async def test_recall_async_gives_the_same_reply(self):
+    async def test_recall_run_on_the_event_loop_gives_the_same_reply(self):
         for kwargs in ({"keyword": "beijing"}, {"limit": 50}, {"start_date": "2025-01-06", "end_date": "2025-02-01"}):
-            self.assertEqual(await self.a.recall_async("fact", **kwargs), self.a.recall("fact", **kwargs))
+            found = await steps.run(self.a.recall_steps("fact", **kwargs))
+            self.assertEqual(found, self.a.recall("fact", **kwargs))
 
     def test_recall_steps_yield_while_reading(self):
         steps = self.a.recall_steps("fact", limit=50)

@@ -23,7 +23,7 @@ class Echo(mcp.Tool):
 
 
 class Broken(mcp.Dispatcher):
-    def handle(self, text, link):
+    async def handle_async(self, text, link):
         raise RuntimeError("bug")
 
 

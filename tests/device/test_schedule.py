@@ -345,7 +345,7 @@ class Loop(unittest.TestCase):
         self.announcer.add(got.append)
         clock.simulate(at("2026-02-05 13:05"), speed=1)
         try:
-            task = asyncio.create_task(self.loop.run())
+            task = asyncio.create_task(self.loop.run(asyncio.Lock()))
             await asyncio.sleep(0.05)
             task.cancel()
         finally:

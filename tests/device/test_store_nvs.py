@@ -69,7 +69,7 @@ class Batching(unittest.TestCase):
     async def test_autoflush_loop_flushes_when_due(self):
         self.s.write("fact", {"content": "a"})
         self.clock.t += 30
-        task = asyncio.create_task(self.s.autoflush(0.01))
+        task = asyncio.create_task(self.s.autoflush(asyncio.Lock(), 0.01))
         await asyncio.sleep(0.05)
         self.assertEqual(self.flash.writes, 0)
         self.clock.t += 30

@@ -102,18 +102,19 @@ def _snapshot(store):
 
 
 class _Tracker:
-    """Wraps store.flush to keep the acknowledged state and the state a flush is writing."""
+    """Wraps store.flush_steps (every flush runs it) to keep the acknowledged state and the state a
+    flush is writing."""
 
     def __init__(self, store):
         self.acked = _snapshot(store)
         self.inflight = self.acked
-        self._flush = store.flush
-        store.flush = self.flush
+        self._flush_steps = store.flush_steps
+        store.flush_steps = self.flush_steps
         self.store = store
 
-    def flush(self):
+    def flush_steps(self):
         self.inflight = _snapshot(self.store)
-        n = self._flush()
+        n = yield from self._flush_steps()
         self.acked = self.inflight
         return n
 

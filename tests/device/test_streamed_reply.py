@@ -351,10 +351,10 @@ class Links(unittest.TestCase):
         self.assertTrue(len(sent[1][1]) > 1)
         self.assertEqual(json.loads(sent[1][0]), {"session_id": "s-2", "type": "mcp", "payload": self.plain})
 
-    def test_xiaozhi_on_text_returns_pieces_only_for_streamed_answers(self):
+    async def test_xiaozhi_on_text_returns_pieces_only_for_streamed_answers(self):
         link = xiaozhi.XiaozhiLink("ws://h/xiaozhi/v1/", "tk", "d", "c", dispatcher(), log=lambda m: None)
-        plain = link.on_text(json.dumps({"type": "mcp", "payload": json.loads(request("whole", 3))}))
-        streamed = link.on_text(json.dumps({"type": "mcp", "payload": json.loads(request("pieces", 3))}))
+        plain = await link.on_text(json.dumps({"type": "mcp", "payload": json.loads(request("whole", 3))}))
+        streamed = await link.on_text(json.dumps({"type": "mcp", "payload": json.loads(request("pieces", 3))}))
         self.assertTrue(isinstance(plain, str))
         self.assertFalse(isinstance(streamed, str))
         self.assertEqual(json.loads("".join(streamed)), json.loads(plain))

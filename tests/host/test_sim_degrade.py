@@ -1,6 +1,7 @@
 """`xzmem sim` under an unlucky client: retried and concurrent calls, damaged state files, a full partition."""
 
 import asyncio
+import json
 import time
 import warnings
 from pathlib import Path
@@ -68,6 +69,10 @@ def _fill_image(path, size):
 
 
 def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_path):
+    """The storm of issue 17 on a partition filled to its last block: 100 fact writes and 20 batches of
+    32 ops (keyed memories, facts, moods, coins) from two clients, a third reading (stats, recall, search, export pages) all along, and an
+    honest client pinging. Every answer is true after a restart; the pings keep their round trips and
+    no step of work holds the simulator's event loop long (measured inside it by --loop-probe)."""
     import sys
 
     root = Path(__file__).resolve().parents[2]
@@ -80,10 +85,11 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
 
     answers = []
     pings = []
+    keys = [f"mem_s{i}" for i in range(8)]
 
     async def storm(url):
-        acked_facts, acked_keys, coins = set(), set(), 0
-        async with session(url) as a, session(url) as b, session(url) as honest:
+        acked_facts, acked_keyed, coins = set(), {}, 0
+        async with session(url) as a, session(url) as b, session(url) as reader, session(url) as honest:
             stop = asyncio.Event()
 
             async def ping_loop():
@@ -92,6 +98,18 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
                     await honest.send_ping()
                     pings.append(time.monotonic() - t0)
                     await asyncio.sleep(0.02)
+
+            async def read_loop():
+                calls = [("memory_sync", {"action": "stats"}),
+                         ("memory", {"action": "recall", "type": "fact", "keyword": "潜水艇", "limit": 50}),
+                         ("memory", {"action": "search", "keyword": "批次", "limit": 50}),
+                         ("memory_sync", {"action": "export", "archive": True, "limit": 200})]
+                n = 0
+                while not stop.is_set():
+                    err, out = await call(reader, *calls[n % len(calls)])
+                    answers.append(out)
+                    assert not err, out
+                    n += 1
 
             async def facts(s, first):
                 for i in range(first, first + 50):
@@ -104,8 +122,12 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
             async def batches(s):
                 nonlocal coins
                 for n in range(20):
-                    ops = [{"op": "put_mem", "key": f"mem_s{n}", "category": "storm", "payload": f"批次 {n}",
-                            "importance": 3, "source": "user"}, {"op": "coins", "amount": 1}]
+                    ops = [{"op": "put_mem", "key": keys[(n + i) % len(keys)], "category": "storm",
+                            "payload": f"批次 {n} 第 {i} {'y' * 120}", "importance": 3, "source": "user"}
+                           for i in range(len(keys))]
+                    ops += [{"op": "write", "type": "fact", "content": f"批{n}批 fact {i}"} for i in range(6)]
+                    ops += [{"op": "mood", "mood": f"mood {n} {i}"} for i in range(17)]
+                    ops.append({"op": "coins", "amount": 1})
                     err, out = await call(s, "memory_sync", {"action": "apply", "batch_id": f"storm-{n}", "ops": ops})
                     answers.append(out)
                     assert not err or "memory is full" in out, out
@@ -113,43 +135,57 @@ def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_
                         continue
                     again = (await call(s, "memory_sync", {"action": "apply", "batch_id": f"storm-{n}", "ops": ops}))[1]
                     assert again["replayed"] and again["results"] == out["results"], (out, again)
-                    if out["results"][0]["result"] == "ADDED":
-                        acked_keys.add(f"mem_s{n}")
-                    assert out["results"][1]["result"] in ("ADDED", "UPDATED"), out
+                    for op, result in zip(ops, out["results"], strict=True):
+                        if result["result"] in ("ADDED", "UPDATED", "NOOP") and op["op"] == "put_mem":
+                            acked_keyed[op["key"]] = op["payload"]
+                        elif result["result"] == "ADDED" and op["op"] == "write":
+                            acked_facts.add(op["content"])
+                    assert out["results"][-1]["result"] in ("ADDED", "UPDATED"), out
                     coins += 1
 
             pinger = asyncio.create_task(ping_loop())
+            readers = asyncio.create_task(read_loop())
             await asyncio.gather(facts(a, 0), facts(b, 50), batches(a))
             stop.set()
             await pinger
-        return acked_facts, acked_keys, coins
+            await readers
+        return acked_facts, acked_keyed, coins
 
     async def stored(url):
         async with session(url) as s:
             found = set()
-            for kw in ("stormA", "stormB"):
+            for kw in ["stormA", "stormB"] + [f"批{n}批" for n in range(20)]:
                 out = (await call(s, "memory", {"action": "recall", "type": "fact", "keyword": kw, "limit": 50}))[1]
                 found |= {x["content"] for x in out["items"]}
             keyed = (await call(s, "memory", {"action": "search", "keyword": "批次", "limit": 50}))[1]["items"]
             coins = (await call(s, "memory", {"action": "read", "type": "coins"}))[1]["items"][0]["total_coins_spent"]
             stats = (await call(s, "memory_sync", {"action": "stats"}))[1]
-            return found, {x["key"] for x in keyed if x["type"] == "keyed"}, coins, stats
+            return found, {x["key"]: x["payload"] for x in keyed if x["type"] == "keyed"}, coins, stats
 
-    with SimDevice(data, "--start-time", "2026-02-05T08:00") as device:
-        acked_facts, acked_keys, coins = asyncio.run(storm(device.url))
+    probe_file = tmp_path / "loop-probe.json"
+    with SimDevice(data, "--start-time", "2026-02-05T08:00", "--loop-probe", str(probe_file)) as device:
+        acked_facts, acked_keyed, coins = asyncio.run(storm(device.url))
+    probe = json.loads(probe_file.read_text())
     with SimDevice(data, "--start-time", "2026-02-05T09:00") as device:
-        found, keys, total, stats = asyncio.run(stored(device.url))
+        found, keyed, total, stats = asyncio.run(stored(device.url))
 
     for out in answers:
         assert "Errno" not in str(out) and "LFS_" not in str(out), out
-    assert found == acked_facts and len(acked_facts) > 0
-    assert keys == acked_keys and total == coins
+    assert found == acked_facts and len(acked_facts) > 100
+    assert keyed == acked_keyed and total == coins > 0
     assert stats["archive"]["dropped_segments"] > 0
     pings.sort()
-    p99 = pings[int(len(pings) * 0.99)]
-    print(f"full partition storm: {len(answers)} answers, {len(pings)} pings, p99 {p99:.3f} s, max {pings[-1]:.3f} s, "
-          f"{len(acked_facts)} facts and {len(acked_keys)} batches acknowledged")
+    p50, p99 = pings[len(pings) // 2], pings[int(len(pings) * 0.99)]
+    print(f"full partition storm: {len(answers)} answers, {len(pings)} pings, p50 {p50 * 1000:.1f} ms, "
+          f"p99 {p99 * 1000:.1f} ms, max {pings[-1] * 1000:.1f} ms; loop held at most {probe['longest_hold_ms']} ms "
+          f"(p99 {probe['p99_hold_ms']} ms, {probe['holds_over_threshold']} holds over 100 ms in {probe['ticks']} "
+          f"ticks), CPU work in one hold at most {probe['longest_work_ms']} ms (p99 {probe['p99_work_ms']} ms); "
+          f"{len(acked_facts)} facts, {coins} batches acknowledged")
+    print("longest holds:", json.dumps(probe["worst"][:4], indent=1))
     assert p99 < 1.0, p99
+    # The bound is on work (CPU time of the loop's thread in one hold): on a loaded 2-core machine a
+    # hold's wall time also counts waits for a CPU, which no yielding can remove.
+    assert probe["longest_work_ms"] <= 100, probe
 
 
 def test_a_damaged_nvs_file_boots_with_what_still_parses(tmp_path):

@@ -205,10 +205,10 @@ def test_broadcast_reaches_every_client():
 
 
 class Flaky(mcp.Dispatcher):
-    def handle(self, text, link):
+    async def handle_async(self, text, link):
         if "boom" in text:
             raise RuntimeError("bug in a link")
-        return super().handle(text, link)
+        return await super().handle_async(text, link)
 
 
 def test_a_crashing_connection_leaves_the_others_running():

@@ -28,12 +28,14 @@ def sim_command(
     device_id: Annotated[str | None, typer.Option("--device-id", help="Device id (MAC form) to present; default: one derived from --data.")] = None,
     trusted_links: Annotated[str | None, typer.Option(
         "--trusted-links", help="Outbound links that go to your own xzmem gateway: endpoint, xiaozhi or both.")] = None,
+    loop_probe: Annotated[Path | None, typer.Option(
+        "--loop-probe", help="Measure how long single steps hold the event loop; JSON report to this file on stop.")] = None,
 ) -> None:
     """Run the device's boot.py and main.py on CPython; prints 'xzmem device ready ws://HOST:PORT/mcp'."""
     try:
         cfg = sim.device_config(listen, token, utc_offset, endpoint, xiaozhi, device_id or sim.stable_device_id(data),
                                 trusted_links, xiaozhi_token, reminder_prefix, language)
-        sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed)
+        sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed, loop_probe)
     except sim.SimError as e:
         typer.echo(f"xzmem: {e}", err=True)
         raise typer.Exit(2) from e

@@ -97,11 +97,18 @@ def _drop_cancelled(loop: asyncio.AbstractEventLoop, context: dict) -> None:
 
 
 class _QuietShutdownPolicy(asyncio.DefaultEventLoopPolicy):
-    """main.py's asyncio.run() gets a loop that keeps shutdown cancellations out of the log."""
+    """main.py's asyncio.run() gets a loop that keeps shutdown cancellations out of the log
+    (and carries the loop probe when one was asked for)."""
+
+    def __init__(self, probe=None):
+        super().__init__()
+        self.probe = probe
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
         loop = super().new_event_loop()
         loop.set_exception_handler(_drop_cancelled)
+        if self.probe is not None:
+            self.probe.attach(loop)
         return loop
 
 
@@ -124,8 +131,11 @@ def check_port_free(host: str, port: int) -> None:
             raise SimError(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --listen port") from None
 
 
-def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> None:
-    """Boot the simulated device and serve until SIGINT or SIGTERM; the store is flushed on the way out."""
+def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0, loop_probe: Path | None = None) -> None:
+    """Boot the simulated device and serve until SIGINT or SIGTERM; the store is flushed on the way out.
+
+    With `loop_probe`, how long single steps hold the event loop is measured and written there as
+    JSON on the way out (xzmem.sim.loopprobe)."""
     if speed <= 0:
         raise SimError(f"--speed must be > 0, got {speed}")
     check_port_free(cfg["listen_host"], cfg["listen_port"])
@@ -144,7 +154,12 @@ def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> 
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)  # Ctrl-C stops the same quiet way
-    asyncio.set_event_loop_policy(_QuietShutdownPolicy())
+    probe = None
+    if loop_probe is not None:
+        from xzmem.sim.loopprobe import LoopProbe
+
+        probe = LoopProbe(loop_probe, lambda: app.current is not None and app.current.server is not None)
+    asyncio.set_event_loop_policy(_QuietShutdownPolicy(probe))
     runpy.run_path(str(ROOT / "boot.py"), run_name="boot")
     try:
         runpy.run_path(str(ROOT / "main.py"), run_name="__main__")
@@ -153,4 +168,6 @@ def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0) -> 
     finally:
         if app.current is not None:
             app.current.shutdown()
+        if probe is not None:
+            probe.finish()
         print("xzmem device stopped; data kept in", data, flush=True)
