@@ -141,7 +141,9 @@ class NvStore:
     # ---- journal records: the images of the keys changed since the last record ----
 
     def unlogged(self):
-        """A journal record of every key changed since the last one (None when there is none).
+        """A journal record of every key changed since the last one, as a list of pieces to write
+        one after the other (None when there is none). The key images are views of the tables:
+        the record is written before anything changes them, and never built whole.
 
         `<I` the last id handed out, then per key: name length (B), name, data length (H,
         0xFFFF for an erased key), data.
@@ -149,6 +151,7 @@ class NvStore:
         parts = [struct.pack("<I", self.next_id - 1)]
         for t in self.tables:
             block = t.size * t.per_key
+            view = memoryview(t.buf)
             for n in range(t.keys()):
                 if not t.unlogged[n]:
                     continue
@@ -156,9 +159,9 @@ class NvStore:
                 if t.per_key == 1 and not t.used[n]:
                     parts.append(struct.pack("<B", len(key)) + key + _ERASED)
                 else:
-                    parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block)
-                                 + bytes(t.buf[n * block : (n + 1) * block]))
-        return b"".join(parts) if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
+                    parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block))
+                    parts.append(view[n * block : (n + 1) * block])
+        return parts if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
 
     def logged(self):
         """The keys of the last unlogged() record are in the journal now."""
@@ -170,33 +173,33 @@ class NvStore:
     def replay(self, record):
         """Put a journal record's key images back into the tables, marked for the next flush.
 
+        `record` is read in order (memory.ackjournal.Payload), each image straight into its table.
         Images overwrite whole keys, so replaying a record twice, or one NVS already holds,
         changes nothing. Returns the number of keys taken; unknown keys and wrong sizes are skipped.
         """
-        self.next_id = max(self.next_id, struct.unpack_from("<I", record, 0)[0] + 1)
-        pos = 4
+        self.next_id = max(self.next_id, struct.unpack("<I", record.read(4))[0] + 1)
         taken = 0
-        while pos < len(record):
-            klen = record[pos]
-            key = bytes(record[pos + 1 : pos + 1 + klen]).decode()
-            pos += 1 + klen
-            dlen = struct.unpack_from("<H", record, pos)[0]
-            pos += 2
-            data = b"" if dlen == _ERASE_LEN else record[pos : pos + dlen]
-            pos += len(data)
+        while record.left:
+            klen = record.read(1)[0]
+            key = record.read(klen).decode()
+            dlen = struct.unpack("<H", record.read(2))[0]
             t, n = self._find_key(key)
-            if t is None or (data and len(data) != t.size * t.per_key) or (not data and t.per_key != 1):
-                continue
-            block = t.size * t.per_key
-            if data:
-                t.buf[n * block : (n + 1) * block] = data
-                top = _mark_used(t, n)
-                if top >= self.next_id:
-                    self.next_id = top + 1
-            else:
+            block = t.size * t.per_key if t is not None else 0
+            if dlen == _ERASE_LEN:
+                if t is None or t.per_key != 1:
+                    continue
                 for i in range(n * block, (n + 1) * block):
                     t.buf[i] = 0
                 t.used[n] = 0
+            elif t is None or dlen != block:
+                while dlen:  # an image this store cannot take: read past it
+                    dlen -= len(record.read(dlen if dlen < _ENTRY else _ENTRY))
+                continue
+            else:
+                record.readinto(memoryview(t.buf)[n * block : (n + 1) * block])
+                top = _mark_used(t, n)
+                if top >= self.next_id:
+                    self.next_id = top + 1
             t.dirty[n] = 1
             taken += 1
         if taken:
