@@ -4,7 +4,7 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, fs, mcp
+from memory import clock, forget, fs, mcp
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
@@ -147,19 +147,6 @@ class Device:
             self.store.flush()
         except Exception as e:  # report, then let the caller finish stopping
             print("memory: final flush failed:", e)
-
-
-def forget(name):
-    """Unload memory.`name`, used once (start-up, self-test, config), so the collector takes its code back."""
-    import sys
-
-    import memory
-
-    sys.modules.pop("memory." + name, None)
-    try:
-        delattr(memory, name)
-    except AttributeError:  # never imported, or already gone
-        pass
 
 
 def _default_device_id():

@@ -9,7 +9,7 @@ import json
 
 from micropython import const
 
-from memory import __version__, jsontext, schema
+from memory import __version__, forget, jsontext
 from memory.space import explain
 
 PARSE_ERROR = const(-32700)
@@ -296,6 +296,10 @@ def _utf8_len(text):
 
 
 def _checked_call(tool, args, link):
+    # The checker is loaded for the check only, as the memory tools' definitions are (memory.tools).
+    from memory import schema
+
+    forget("schema")
     schema.check_arguments(tool.input_schema, args)
     return tool.call(args, link)
 

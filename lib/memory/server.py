@@ -9,7 +9,7 @@ import time
 
 from micropython import const
 
-from memory import mcp, ws
+from memory import forget, mcp, ws
 
 PORT = const(8765)
 PATH = "/mcp"
@@ -127,35 +127,42 @@ class Server:
                 pass
         return sent
 
-    async def _refuse(self, writer, status, body, headers=None):
+    async def _refuse(self, http, writer, status, body, headers=None):
         self.refused += 1
-        await ws.respond(writer, status, body, headers)
+        await http.respond(writer, status, body, headers)
 
     async def _upgrade(self, reader, writer, peer):
+        # The upgrade's code (memory.wshttp) is loaded for the handshake only.
+        from memory import wshttp
+
+        forget("wshttp")
+        return await self._handshake(wshttp, reader, writer, peer)
+
+    async def _handshake(self, http, reader, writer, peer):
         # A client that never finishes its request is cut off: closing the stream ends the read.
         timer = asyncio.create_task(_close_after(writer, self.handshake_timeout))
         try:
-            request = await ws.read_request(reader)
+            request = await http.read_request(reader)
         except ws.HandshakeError as e:
-            await self._refuse(writer, e.status, e.message)
+            await self._refuse(http, writer, e.status, e.message)
             return None
         finally:
             timer.cancel()
         if request.path != self.path:
-            await self._refuse(writer, 404, "no WebSocket endpoint at this path; use %s" % self.path)
+            await self._refuse(http, writer, 404, "no WebSocket endpoint at this path; use %s" % self.path)
             return None
         token = request_token(request)
         if token is None or not same_secret(token, self.token):
-            await self._refuse(writer, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
+            await self._refuse(http, writer, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
             return None
         if len(self.connections) + self._upgrading >= self.max_clients:
-            await self._refuse(writer, 503, "too many clients (%d)" % self.max_clients)
+            await self._refuse(http, writer, 503, "too many clients (%d)" % self.max_clients)
             return None
         self._upgrading += 1
         try:
-            conn = Connection(await ws.accept(reader, writer, request, (SUBPROTOCOL,)), peer)
+            conn = Connection(await http.accept(reader, writer, request, (SUBPROTOCOL,)), peer)
         except ws.HandshakeError as e:
-            await self._refuse(writer, e.status, e.message)
+            await self._refuse(http, writer, e.status, e.message)
             return None
         finally:
             self._upgrading -= 1
