@@ -44,7 +44,8 @@ class Device:
                 self.archive = Archive(data + "/archive")
                 # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
                 self.archive.make_room(_BOOT_ROOM)
-                self.keyed = KeyedStore(data + "/keyed", room=self.archive.make_room)
+                KeyedStore(data + "/keyed", room=self.archive.make_room)  # checked now, so the boot log names damage
+                self.keyed = _KeyedOnUse(data + "/keyed", self.archive.make_room)
                 journal = AckJournal(data + "/acked.jnl", room=self.archive.make_room)
             except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
                 print("memory: %s cannot be used this boot (%s); no archive and no keyed memories"
@@ -52,6 +53,7 @@ class Device:
                 self.archive = self.keyed = journal = None
         else:
             print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
+        forget("keyed")
         self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
         self.schedules = Schedules(self.store, Event, cfg["language"])
         self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
@@ -147,6 +149,23 @@ class Device:
             self.store.flush()
         except Exception as e:  # report, then let the caller finish stopping
             print("memory: final flush failed:", e)
+
+
+class _KeyedOnUse:
+    """The keyed store (memory.keyed), opened at its first use: a device whose conversations never
+    touch keyed memories does not hold that code in RAM."""
+
+    def __init__(self, directory, room):
+        self._directory = directory
+        self._room = room
+        self._store = None
+
+    def __getattr__(self, name):
+        if self._store is None:
+            from memory.keyed import KeyedStore
+
+            self._store = KeyedStore(self._directory, room=self._room, check=False)
+        return getattr(self._store, name)
 
 
 def _default_device_id():

@@ -63,6 +63,7 @@ class Store:
         self.journal_error = None  # why the last commit went to NVS instead of the journal
         tables = []
         self._nv = NvStore(namespace, tables, self._now)
+        self.corrupt_keys = self._nv.corrupt  # NVS keys whose blob had the wrong size at load (ignored)
         nv, now = self._nv, self._now
         self._profile = Profile(nv, now)
         self._prefs = Preferences(nv, now)
