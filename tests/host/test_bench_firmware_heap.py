@@ -29,10 +29,10 @@ def test_every_form_is_measured_after_every_action():
 
 def test_code_a_deployment_does_not_use_is_not_loaded():
     # No links configured: neither their code nor the WebSocket client; start-up, self-test, the HTTP
-    # upgrade and the tool definitions unloaded once used.
+    # upgrade and the tool definitions unloaded once used; the keyed store not opened after its boot check.
     loaded = set(run_bench("--forms", "py")["modules_loaded"])
     assert "memory.server" in loaded and "memory.ws" in loaded
-    for name in ("links", "endpoint", "xiaozhi", "outlink", "wsclient", "startup", "config", "selftest", "wshttp",
+    for name in ("links", "endpoint", "xiaozhi", "outlink", "wsclient", "startup", "config", "selftest", "wshttp", "keyed",
                  "tool_schema"):
         assert "memory." + name not in loaded, name
     with_links = set(run_bench("--forms", "py", "--links")["modules_loaded"])
