@@ -6,7 +6,6 @@ import esp32
 from memory.store import Event, Store
 
 
-
 def _scratch_dir():
     """Where tests keep their files: on CPython one folder per process, since checkouts test at once."""
     if not hasattr(os, "getpid"):

@@ -4,7 +4,6 @@ import os
 import unittest
 
 from memory import config
-
 from store_helpers import TMP as _TMP
 
 

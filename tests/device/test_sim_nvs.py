@@ -4,7 +4,6 @@ import os
 import unittest
 
 import esp32
-
 from store_helpers import TMP as _TMP
 
 
