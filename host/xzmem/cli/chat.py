@@ -19,6 +19,8 @@ commands = typer.Typer()
 
 PROMPT = "你> "
 HISTORY_LINES = 500
+# What handing a line to a chat that has already finished raises: its loop is gone or its stream closed.
+CHAT_GONE = (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
 
 def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
@@ -26,9 +28,9 @@ def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
     try:
         for line in sys.stdin:
             anyio.from_thread.run_sync(send.send_nowait, line.rstrip("\n"), token=token)
-    except RuntimeError:
-        return  # the chat has already finished
-    anyio.from_thread.run_sync(send.close, token=token)
+        anyio.from_thread.run_sync(send.close, token=token)
+    except CHAT_GONE:
+        return
 
 
 def _read_terminal(send: ObjectSendStream[str], token: EventLoopToken, ready: threading.Event, history: Path) -> None:
@@ -55,9 +57,9 @@ def _read_terminal(send: ObjectSendStream[str], token: EventLoopToken, ready: th
             if readline is not None:
                 _save_history(readline, history)  # now: the process may end with this line (/exit)
             anyio.from_thread.run_sync(send.send_nowait, line, token=token)
-    except RuntimeError:
-        return  # the chat has already finished
-    anyio.from_thread.run_sync(send.close, token=token)
+        anyio.from_thread.run_sync(send.close, token=token)
+    except CHAT_GONE:
+        return
 
 
 def _save_history(readline, history: Path) -> None:
