@@ -12,7 +12,6 @@ import typer
 from anyio.abc import ObjectSendStream
 from anyio.lowlevel import EventLoopToken, current_token
 
-from xzmem.chat.loop import run_chat
 from xzmem.cli.common import DeviceOpt, TokenOpt, one_line_errors, require_device, resolve_settings
 
 commands = typer.Typer()
@@ -85,6 +84,7 @@ def chat(
         if idle_minutes is not None:
             cfg.chat.idle_minutes = idle_minutes
         require_device(settings)
+        from xzmem.chat.loop import run_chat  # the pipelines and jieba load only for a chat
 
         def say(text: str) -> None:
             print(text, flush=True)
