@@ -14,15 +14,15 @@ ERR_NOT_FOUND = const(-4354)
 ERR_FULL = const(-4357)
 ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
-_ENTRY = const(32)
+ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
-_ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
+ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
 _ERASED = b"\xff\xff"
 
 
 def blob_entries(size):
     """NVS entries a blob of `size` bytes costs on a fresh page: chunk header, data, index."""
-    return 2 + (size + _ENTRY - 1) // _ENTRY
+    return 2 + (size + ENTRY - 1) // ENTRY
 
 
 class Table:
@@ -108,35 +108,6 @@ class NvStore:
         self.changed_at = None  # when the last change was made
         self.corrupt = []  # keys whose stored blob had the wrong size, ignored at load
 
-    def load(self):
-        """Fill every table from NVS; missing keys are empty slots."""
-        try:
-            self._saved_id = self._nvs.get_i32(_ID_KEY)
-        except OSError as e:
-            if e.args[0] != ERR_NOT_FOUND:
-                raise
-        top = 0
-        for t in self.tables:
-            block = t.size * t.per_key
-            view = memoryview(t.buf)
-            for n in range(t.keys()):
-                start = n * block
-                try:
-                    got = self._nvs.get_blob(t.key(n), view[start : start + block])
-                except OSError as e:
-                    if e.args[0] == ERR_NOT_FOUND:
-                        continue
-                    if e.args[0] != ERR_LENGTH:
-                        raise
-                    got = -1
-                if got != block:
-                    self.corrupt.append(t.key(n))
-                    for i in range(start, start + block):
-                        t.buf[i] = 0
-                    continue
-                top = max(top, _mark_used(t, n))
-        self.next_id = max(self._saved_id, top) + 1
-        self._logged_id = self.next_id - 1
 
     # ---- journal records: the images of the keys changed since the last record ----
 
@@ -170,48 +141,6 @@ class NvStore:
             for n in range(t.keys()):
                 t.unlogged[n] = 0
 
-    def replay(self, record):
-        """Put a journal record's key images back into the tables, marked for the next flush.
-
-        `record` is read in order (memory.ackjournal.Payload), each image straight into its table.
-        Images overwrite whole keys, so replaying a record twice, or one NVS already holds,
-        changes nothing. Returns the number of keys taken; unknown keys and wrong sizes are skipped.
-        """
-        self.next_id = max(self.next_id, struct.unpack("<I", record.read(4))[0] + 1)
-        taken = 0
-        while record.left:
-            klen = record.read(1)[0]
-            key = record.read(klen).decode()
-            dlen = struct.unpack("<H", record.read(2))[0]
-            t, n = self._find_key(key)
-            block = t.size * t.per_key if t is not None else 0
-            if dlen == _ERASE_LEN:
-                if t is None or t.per_key != 1:
-                    continue
-                for i in range(n * block, (n + 1) * block):
-                    t.buf[i] = 0
-                t.used[n] = 0
-            elif t is None or dlen != block:
-                while dlen:  # an image this store cannot take: read past it
-                    dlen -= len(record.read(dlen if dlen < _ENTRY else _ENTRY))
-                continue
-            else:
-                record.readinto(memoryview(t.buf)[n * block : (n + 1) * block])
-                top = _mark_used(t, n)
-                if top >= self.next_id:
-                    self.next_id = top + 1
-            t.dirty[n] = 1
-            taken += 1
-        if taken:
-            self._touch()
-        return taken
-
-    def _find_key(self, key):
-        for t in self.tables:
-            p = len(t.prefix)
-            if key[:p] == t.prefix and key[p:].isdigit() and int(key[p:]) < t.keys():
-                return t, int(key[p:])
-        return None, 0
 
     def keep_ids_above(self, rid):
         if rid >= self.next_id:

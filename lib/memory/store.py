@@ -10,7 +10,7 @@ import struct
 
 from micropython import const
 
-from memory import clock
+from memory import clock, forget
 from memory.notes import Chat, Moments, Notes
 from memory.nvstore import NvStore, Table
 from memory.person import PROFILE_FIELDS, Affection, Family, Preferences, Profile
@@ -82,23 +82,18 @@ class Store:
                      self._notes["habit"], self._moments, self._notes["goal"], self._chat, self._affection):
             tables.append(part.table)
         tables.append(self._events)
-        nv.load()
-        self.replayed = self._replay()
+        from memory import storeload  # used once: unloaded again below
+
+        storeload.load_tables(nv)
+        # Keys the journal holds that the last flush may not have written (the power went first).
+        self.replayed = storeload.replay_journal(self.journal, nv) if self.journal is not None else 0
+        forget("storeload")
         self._chat.loaded()
         if self.replayed:
             try:
                 self.flush()
             except OSError as e:  # the records stay in RAM and in the journal
                 print("memory: flushing the replayed journal failed:", e)
-
-    def _replay(self):
-        """Keys the journal holds that the last flush may not have written (the power went first)."""
-        if self.journal is None:
-            return 0
-        taken = 0
-        for record in self.journal.records():
-            taken += self._nv.replay(record)
-        return taken
 
     def _stamp(self):
         return self._restoring_at or self._clock()
