@@ -46,8 +46,7 @@ MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
 SKIP_MAX = const(262144)  # bytes of an oversized message read past (and answered) rather than closed on
 _HEAD = const(96)  # bytes kept of a skipped message: enough to find its JSON-RPC id
 STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
-_MAX_CONTROL = const(125)
-_CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
+MAX_CONTROL = const(125)
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _MAX_HEAD = const(14)  # bytes of the longest frame header: 2 + 8 (length) + 4 (masking key)
 # MicroPython's Stream.write copies what the socket does not take at once, so one buffer serves
@@ -191,16 +190,6 @@ def _char_start(buf, n):
     return i if n - i < need else n
 
 
-def _close_payload(code, reason):
-    if code == CLOSE_NO_STATUS:
-        return b""
-    return struct.pack(">H", code) + reason.encode()[:_MAX_CONTROL - 2]
-
-
-def _valid_close_code(code):
-    return (1000 <= code <= 1014 and code not in (1004, 1005, 1006)) or 3000 <= code <= 4999
-
-
 class WebSocket:
     """One open WebSocket connection. The client role masks what it sends; the server role expects masks."""
 
@@ -287,7 +276,7 @@ class WebSocket:
         raise ConnectionClosed(CLOSE_INTERNAL_ERROR, "message cut off: %r" % (failure,))
 
     async def ping(self, data=b""):
-        await self._send_frame(OP_PING, data[:_MAX_CONTROL])
+        await self._send_frame(OP_PING, data[:MAX_CONTROL])
 
     async def _send_frame(self, op, payload, fin=True):
         # The lock keeps frames of two tasks whole, and whole messages apart.
@@ -396,7 +385,7 @@ class WebSocket:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "unknown opcode %d" % op)
         if bool(b1 & 0x80) == self.client:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "server frames must not be masked" if self.client else "client frames must be masked")
-        if op >= OP_CLOSE and (n > _MAX_CONTROL or not b0 & 0x80):
+        if op >= OP_CLOSE and (n > MAX_CONTROL or not b0 & 0x80):
             raise _Fail(CLOSE_PROTOCOL_ERROR, "control frame fragmented or over 125 bytes")
         # The extended length and the masking key come in one read (one read less per frame).
         extra = 2 if n == 126 else 8 if n == 127 else 0
@@ -423,49 +412,19 @@ class WebSocket:
             payload = mask(payload, key)
         return op, b0 & 0x80, payload
 
-    async def _on_close(self, payload):
-        broken = True
-        if len(payload) == 1:
-            code, reason = CLOSE_PROTOCOL_ERROR, "close payload of 1 byte"
-        elif not payload:
-            code, reason, broken = CLOSE_NO_STATUS, "", False
-        else:
-            code = struct.unpack(">H", payload[:2])[0]
-            try:
-                reason = payload[2:].decode()
-                broken = False
-            except UnicodeError:
-                code, reason = CLOSE_BAD_DATA, "close reason is not UTF-8"
-            if not broken and not _valid_close_code(code):
-                code, reason, broken = CLOSE_PROTOCOL_ERROR, "invalid close code %d" % code, True
-        if not self._close_sent:
-            # Echo the peer's code (1000 when it sent none); a broken close frame is answered with the error.
-            try:
-                if broken:
-                    await self._send_close(code, reason)
-                else:
-                    await self._send_close(CLOSE_NORMAL if code == CLOSE_NO_STATUS else code)
-            except ConnectionClosed:
-                pass
-        self.close_code, self.close_reason = code, reason
-        if self.client:
-            # RFC 6455 7.1.1: the server closes TCP first; give it a moment to do so.
-            await self._within(self.reader.readexactly(1), _CLOSE_WAIT)
-        await self._shutdown()
 
-    async def _send_close(self, code, reason=""):
-        self._close_sent = True
-        await self._send_frame(OP_CLOSE, _close_payload(code, reason))
+    # Closing (memory.wsclose).
+
+    async def _on_close(self, payload):
+        await _closing().on_close(self, payload)
 
     async def _fail(self, code, reason):
         # The peer broke the protocol: say why in a close frame and drop the connection.
-        if not self._close_sent:
-            try:
-                await self._send_close(code, reason)
-            except ConnectionClosed:
-                pass
-        self.close_code, self.close_reason = code, reason
-        await self._shutdown()
+        await _closing().fail(self, code, reason)
+
+    async def close(self, code=CLOSE_NORMAL, reason=""):
+        """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
+        await _closing().close(self, code, reason)
 
     def _lost(self):
         if self.close_code is None:
@@ -476,53 +435,6 @@ class WebSocket:
         except OSError:
             pass
 
-    async def _within(self, coro, seconds):
-        # Like asyncio.wait_for, but time running out drops the connection (so the read fails)
-        # instead of cancelling a read halfway through a frame.
-        timer = asyncio.create_task(self._abort_after(seconds))
-        try:
-            await coro
-        except Exception:  # EOF, reset, a broken frame or the abort: the connection ends either way
-            pass
-        finally:
-            timer.cancel()
-
-    async def _abort_after(self, seconds):
-        await asyncio.sleep(seconds)
-        self.abort()
-
-    async def _shutdown(self):
-        self._close_sent = True
-        try:
-            self.writer.close()
-        except OSError:
-            pass
-        # CPython flushes what is buffered before the stream counts as closed: bounded, for a peer
-        # that stopped reading.
-        await self._within(self.writer.wait_closed(), _CLOSE_WAIT)
-
-    async def close(self, code=CLOSE_NORMAL, reason=""):
-        """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
-        if self.close_code is not None:
-            return
-        if not self._close_sent:
-            try:
-                await self._send_close(code, reason)
-            except ConnectionClosed:
-                return
-        if self._reading:
-            return  # the task inside recv() sees the peer's close frame and finishes the handshake
-        await self._within(self._drain_until_close(), _CLOSE_WAIT)
-        if self.close_code is None:
-            self.close_code, self.close_reason = code, reason
-        await self._shutdown()
-
-    async def _drain_until_close(self):
-        while True:
-            op, _, payload = await self._read_frame()
-            if op == OP_CLOSE:
-                await self._on_close(payload)
-                return
 
     def abort(self):
         """Drop the TCP connection now, without a close handshake or flushing what is unsent."""
@@ -530,3 +442,10 @@ class WebSocket:
         transport = getattr(self.writer, "transport", None)  # CPython's; MicroPython closes at once
         if transport is not None:
             transport.abort()
+
+
+def _closing():
+    # Loaded by the first connection that closes, then kept.
+    from memory import wsclose
+
+    return wsclose
