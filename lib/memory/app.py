@@ -4,24 +4,12 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, forget, fs, mcp
-from memory.reminder import Announcer, ReminderLoop
-from memory.schedule import Schedules
-from memory.service import MemoryService
-from memory.space import explain
-from memory.store import Event, Store
-from memory.tools import MemoryTool, SyncTool
+from memory import clock, forget, mcp
 
 CONFIG_PATH = "/config.json"
 DATA = "/data"
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
-_BOOT_ROOM = const(16384)
-
-INSTRUCTIONS = (
-    "Call memory(action=read) when a conversation starts; write what the user tells about themselves; "
-    "recall when they ask about the past. 对话开始先读取记忆。"
-)
 
 current = None  # the running Device, for the serial transport's call_tool()
 
@@ -30,45 +18,10 @@ class Device:
     """Everything the device serves, wired together; links are added by serve()."""
 
     def __init__(self, cfg, data=DATA):
-        self.cfg = cfg
-        clock.set_utc_offset(cfg["utc_offset"])
-        self.archive = None
-        self.keyed = None
-        journal = None
-        if fs.exists(data):
-            from memory.ackjournal import AckJournal
-            from memory.archive import Archive
-            from memory.keyed import KeyedStore
+        from memory import assemble  # boot only: unloaded again
 
-            try:
-                self.archive = Archive(data + "/archive")
-                # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
-                self.archive.make_room(_BOOT_ROOM)
-                KeyedStore(data + "/keyed", room=self.archive.make_room)  # checked now, so the boot log names damage
-                self.keyed = _KeyedOnUse(data + "/keyed", self.archive.make_room)
-                journal = AckJournal(data + "/acked.jnl", room=self.archive.make_room)
-            except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
-                print("memory: %s cannot be used this boot (%s); no archive and no keyed memories"
-                      % (data, explain(e)))
-                self.archive = self.keyed = journal = None
-        else:
-            print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
-        forget("keyed")
-        self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
-        self.schedules = Schedules(self.store, Event, cfg["language"])
-        self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
-                                    cfg["device_id"] or _default_device_id(), cfg["language"])
-        self._sync_path = (data if self.keyed else "") + "/sync"
-        self._sync_room = self.archive.make_room if self.archive else None
-        self.announcer = Announcer()
-        self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
-        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
-        self.dispatcher.on_close = self.link_closed
-        self.dispatcher.add(MemoryTool(self.memory))
-        self.dispatcher.add(SyncTool(self.memory, self._make_sync))
-        self.server = None
-        self.links = []
-        self._last_upkeep_day = None
+        assemble.build(self, cfg, data)
+        forget("assemble")
 
     def _make_sync(self):
         # Made when the host first syncs: a device nobody syncs never loads memory.sync.
@@ -120,25 +73,12 @@ class Device:
 
     async def serve(self, ready=print):
         """Start the server and loops; run until cancelled, flushing on the way out."""
-        cfg = self.cfg
         tasks = [self.reminders.run(), self.store.autoflush(), self._upkeep_loop()]
-        if cfg["token"]:
-            from memory.server import Server, client_budget
+        from memory import assemble
 
-            links = (1 if cfg["endpoint_url"] else 0) + (1 if cfg["xiaozhi_url"] else 0)
-            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"],
-                                 max_clients=client_budget(links))
-            await self.server.start()
-            self.announcer.add(self._reminder_to_server)
-            ready("xzmem device ready %s" % self.server.url)
-        else:
-            ready("xzmem device ready (no token in config: the MCP server is off)")
-        self.links = _start_links(cfg, self.dispatcher, self.announcer)
-        from memory import selftest
-
-        print(selftest.run(self))
-        del selftest  # this coroutine lives as long as the device: it must not keep the module
-        forget("selftest")
+        await assemble.start(self, ready)
+        del assemble  # this coroutine lives as long as the device: it must not keep the module
+        forget("assemble")
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -166,21 +106,6 @@ class _KeyedOnUse:
 
             self._store = KeyedStore(self._directory, room=self._room, check=False)
         return getattr(self._store, name)
-
-
-def _default_device_id():
-    from memory import links
-
-    return links.default_device_id()
-
-
-def _start_links(cfg, dispatcher, announcer):
-    # The links' code (links, endpoint, xiaozhi, outlink, the WebSocket client) loads only when configured.
-    if not (cfg["endpoint_url"] or cfg["xiaozhi_url"]):
-        return []
-    from memory import links
-
-    return links.start_links(cfg, dispatcher, announcer)
 
 
 async def main(config_path=None):
