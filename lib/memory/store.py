@@ -29,7 +29,7 @@ from memory.records import (
     int_value,
 )
 from memory.refusal import Refusal
-from memory.space import MemoryFull, explain
+from memory.space import explain
 
 TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
 READ_TYPES = TYPES + ("profile", "schedule", "affection")
@@ -257,59 +257,16 @@ class Store:
 
     # ---- archive rules ----
 
-    def _archive_oldest(self, kind, table, n):
-        try:
-            return self._archive(kind, table, table.oldest_first()[:n])
-        except MemoryFull as e:
-            raise MemoryFull("%s was not stored: %s" % (kind, e))
-        except (OSError, ValueError) as e:
-            raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
-                          % (kind, table.cap, n, explain(e)))
 
-    def _archive(self, kind, table, slots):
-        """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never lose."""
-        if self.archiver is None:
-            raise OSError("no archive is configured")
-        if kind == "event":
-            items = [_event_item(Event.unpack(table.buf, s * EVENT_SIZE)) for s in slots]
-        else:
-            part = self._moments if kind == "moment" else self._notes[kind]
-            items = [part.archive_item(s) for s in slots]
-        # An id that reached the archive must never be handed out again, even if power fails
-        # before the next flush (only records added since the last flush can need this write).
-        self._nv.save_ids(max(i["id"] for i in items))
-        self.archiver.append(kind, items)
-        for s in slots:
-            self._nv.clear(table, s)
-        return len(slots)
+    # ---- the archive (memory.hotarchive) ----
+
+    def _archive_oldest(self, kind, table, n):
+        return _handover().archive_oldest(self, kind, table, n)
 
     def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY):
         """Archive facts and moments learned over `max_age_days` ago and one-off events that ended more
         than `event_grace` seconds ago, then flush. Returns counts per kind (and "errors" if any)."""
-        now = self._now() if now is None else now
-        out = {"fact": 0, "moment": 0, "event": 0}
-        if not clock.is_set(now):
-            out["skipped"] = "clock is not set"
-            return out
-        cutoff = now - max_age_days * _DAY
-        for kind, t in (("fact", self._notes["fact"].table), ("moment", self._moments.table),
-                        ("event", self._events)):
-            slots = []
-            for s in t.oldest_first():
-                if kind == "event":
-                    ev = Event.unpack(t.buf, s * EVENT_SIZE)
-                    if ev.repeat == 0 and ev.when + event_grace < now:
-                        slots.append(s)
-                elif t.u32(s, 4) < cutoff:
-                    slots.append(s)
-            if not slots:
-                continue
-            try:
-                out[kind] = self._archive(kind, t, slots)
-            except (OSError, ValueError) as e:
-                out.setdefault("errors", []).append("%s: %s" % (kind, explain(e)))
-        self.flush()
-        return out
+        return _handover().archive_aged(self, now, max_age_days, event_grace)
 
     # ---- batching ----
 
@@ -410,11 +367,6 @@ class Store:
         return out
 
 
-def _event_item(ev):
-    return {"id": ev.id, "type": "event", "learned_at": ev.learned_at, "content": ev.content, "when": ev.when,
-            "event_type": ev.event_type, "priority": ev.priority, "repeat": ev.repeat, "completed": ev.completed}
-
-
 def _fields(fields):
     if fields is None:
         return {}
@@ -438,3 +390,10 @@ def _nvs_flash():
     import esp32
 
     return esp32.nvs_flash() if hasattr(esp32, "nvs_flash") else None
+
+
+def _handover():
+    # Loaded by the first record handed to the archive, then kept.
+    from memory import hotarchive
+
+    return hotarchive
