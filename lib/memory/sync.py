@@ -1,4 +1,5 @@
-# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup).
+# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup,
+# loaded by the first export or import).
 #
 # A batch is all or nothing as the host sees it: the answer lists what each op did, and an op
 # answered REFUSED changed nothing. The replay log (memory.replaylog) gets the answer after the
@@ -13,7 +14,6 @@
 
 from micropython import const
 
-from memory.backup import Exporter, restore
 from memory.replaylog import ReplayLog
 from memory.service import coin_amount
 from memory.space import explain
@@ -31,7 +31,7 @@ class Sync:
         self.memory = memory
         self.log = ReplayLog(log_base, room)
         self._coins = 0  # total_coins_spent as the batch being applied has left it
-        self._exporter = Exporter(memory)
+        self._exporter = None  # memory.backup's, made by the first export
 
     def apply(self, batch_id, ops):
         if not isinstance(batch_id, str) or not 0 < len(batch_id) <= _MAX_BATCH_ID:
@@ -75,6 +75,8 @@ class Sync:
 
     def _apply_one(self, op):
         if isinstance(op, dict) and op.get("op") == "restore":  # one export record, from import_records
+            from memory.backup import restore  # export and import load memory.backup, apply does not
+
             out = restore(self.memory, op.get("record"))
             out["op"] = "restore"
             return out
@@ -117,6 +119,10 @@ class Sync:
 
     def export(self, cursor=None, limit=100, archive=False):
         """A page of export records (memory.backup); `next_cursor` continues, None at the end."""
+        if self._exporter is None:
+            from memory.backup import Exporter
+
+            self._exporter = Exporter(self.memory)
         return self._exporter.page(cursor, limit, archive)
 
     def import_records(self, batch_id, records):
