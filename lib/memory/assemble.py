@@ -3,7 +3,7 @@
 
 from micropython import const
 
-from memory import app, clock, forget, fs, mcp
+from memory import app, clock, forget, fs, mcp, statefile
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
@@ -29,13 +29,16 @@ def build(device, cfg, data):
     if fs.exists(data):
         from memory.ackjournal import AckJournal
         from memory.archive import Archive
-        from memory.keyed import KeyedStore
 
         try:
             device.archive = Archive(data + "/archive")
             # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
             device.archive.make_room(_BOOT_ROOM)
-            KeyedStore(data + "/keyed", room=device.archive.make_room)  # checked now, so the boot log names damage
+            statefile.folder(data + "/keyed")
+            if fs.listdir(data + "/keyed"):  # records, or a cut's .tmp: checked now, so the boot log names damage
+                from memory.keyed import KeyedStore
+
+                KeyedStore(data + "/keyed", room=device.archive.make_room)
             device.keyed = app._KeyedOnUse(data + "/keyed", device.archive.make_room)
             journal = AckJournal(data + "/acked.jnl", room=device.archive.make_room)
         except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
