@@ -101,17 +101,20 @@ if (mode === "compile") {
   const keep = mp.globals.get("_codes");
   const builtins = mp.pyimport("builtins");
   const out = {};
+  const names = {};
   const [, qstrBefore] = qstrs();
   for (const [name, path] of args.modules) {
     gc.collect();
     const before = gc.mem_alloc();
+    const [, namesBefore] = qstrs();
     mp.runPython(`with open(${JSON.stringify(path)}) as _f:\n    _codes.append(compile(_f.read(), ${JSON.stringify(path)}, "exec"))\n_f = None`);
     gc.collect();
     out[name] = gc.mem_alloc() - before;
+    names[name] = qstrs()[1] - namesBefore; // the part of it that is names the compile interned
   }
   void keep;
   void builtins;
-  console.log("@@json " + JSON.stringify({ compiled_bytes: out, qstr_bytes: qstrs()[1] - qstrBefore }));
+  console.log("@@json " + JSON.stringify({ compiled_bytes: out, compiled_qstr_bytes: names, qstr_bytes: qstrs()[1] - qstrBefore }));
   process.exit(0);
 }
 
@@ -153,6 +156,9 @@ function action(label, first) {
     if (!m.value) break;
     step = () => B.step();
   }
+  // What is loaded now, and the names interned so far: the frozen estimate subtracts these per action.
+  stats.modules = JSON.parse(B.loaded_modules());
+  stats.qstr_bytes = qstrs()[1] - result.base_qstr_bytes;
   result.actions[label] = stats;
   return stats;
 }
