@@ -41,10 +41,13 @@ TARGETS = {"frozen_live_bytes": 40 * 1024, "mpy_live_bytes": 110 * 1024, "larges
 FROZEN_METHOD = (
     "The WebAssembly port cannot freeze modules. A frozen module's bytecode, constants and names stay "
     "in flash; its module dict, functions, classes and everything it builds at run time are in RAM as "
-    "for .mpy. So frozen = the .mpy form's live heap less its code: what compiling each loaded module "
-    "keeps on the heap (bench/mp_firmware.mjs --mode compile: gc.mem_alloc() before and after "
-    "compile() at opt level 3, as mpy-cross -O3, garbage collected, in a fresh port) with the names "
-    "compile() interned swapped for the names the .mpy run interned (micropython.qstr_info())."
+    "for .mpy. So frozen = the .mpy form's live heap after each action less the code of the modules "
+    "loaded then, and less the names the .mpy run interned (micropython.qstr_info()). A module's code "
+    "(bench/mp_firmware.mjs --mode code, in a fresh port): what loading it again from its .mpy costs, "
+    "everything it imports being loaded, less what running its body again from source into fresh "
+    "globals costs (its objects alone). Checked against MicroPython 1.27's unix port (64-bit: no "
+    "32-bit toolchain here) built with lib/memory frozen: importing the 32 modules of the run kept "
+    "141.1 KB as .mpy and 53.2 KB frozen; their bodies alone, measured this way, 48.4 KB (9% under)."
 )
 METHOD = (
     "MicroPython 1.27 WebAssembly port (32-bit, 16-byte heap blocks), automatic GC off. Baseline: the "
@@ -90,8 +93,8 @@ def compile_mpy(out):
     return out
 
 
-def run_port(lib, work, mode="firmware"):
-    cmd = ["node", str(ROOT / "bench" / "mp_firmware.mjs"),
+def run_port(lib, work, mode="firmware", extra_maps=()):
+    cmd = ["node", str(ROOT / "bench" / "mp_firmware.mjs"), *[a for m in extra_maps for a in ("--map", m)],
            "--map", f"{lib}:/lib", "--map", f"{ROOT / 'firmware' / 'sim'}:/lib", "--map", f"{work}:/bench",
            "--map", f"{ROOT / 'bench'}:/benchcode", "--map", f"{ROOT / 'tests' / 'device'}:/helpers",
            "--map", f"{work / 'data'}:/data",
@@ -103,14 +106,31 @@ def run_port(lib, work, mode="firmware"):
     raise SystemExit("firmware_heap: the port run failed:\n" + (proc.stdout + proc.stderr)[-4000:])
 
 
-def form_figures(run, less=0):
-    after = {name: a["live_after_bytes"] - less for name, a in run["actions"].items()}
+def form_figures(run):
+    after = {name: a["live_after_bytes"] for name, a in run["actions"].items()}
     return {
         "live_total": after["client_connected"],
         "live_after": after,
         "live_max": max(after.values()),
-        "peak_bound": max([a["peak_bound_bytes"] for a in run["actions"].values()]) - less,
+        "peak_bound": max([a["peak_bound_bytes"] for a in run["actions"].values()]),
         "largest_allocation": run["largest_allocation"],
+    }
+
+
+def frozen_figures(mpy, per_module):
+    """The .mpy run less, after each action, the code of the modules loaded then and the names the
+    run interned (its qstr table's growth), which a frozen build keeps in flash too."""
+    def code(action):
+        return sum(per_module[m]["code"] for m in mpy["actions"][action]["modules"]) + mpy["qstr_bytes"]
+
+    after = {name: a["live_after_bytes"] - code(name) for name, a in mpy["actions"].items()}
+    return {
+        "live_total": after["client_connected"],
+        "live_after": after,
+        "live_max": max(after.values()),
+        "peak_bound": max([a["peak_bound_bytes"] - code(name) for name, a in mpy["actions"].items()]),
+        "largest_allocation": mpy["largest_allocation"],
+        "flash_kept_bytes": code("sync_apply_20"),
     }
 
 
@@ -129,19 +149,14 @@ def measure(links, forms):
         for name, run in runs.items():
             out["forms"][name] = form_figures(run)
         if "frozen" in forms:
-            modules = runs["mpy"]["modules"]
-            paths = [[m, "/lib/" + m.replace(".", "/") + ".py"] for m in modules if m != "memory"] + [["memory", "/lib/memory/__init__.py"]]
+            mpy = runs["mpy"]
+            loaded = sorted({m for a in mpy["actions"].values() for m in a["modules"]})
+            paths = [[m, "/src/" + (m.replace(".", "/") + ".py" if m != "memory" else "memory/__init__.py")] for m in loaded]
             (work / "args.json").write_text(json.dumps({"nvs": "/bench/nvs.json", "modules": paths}), encoding="utf-8")
-            compile_run = run_port(ROOT / "lib", work, "compile")
-            compiled = compile_run["compiled_bytes"]
-            # Names: compile() interns every identifier of the source, a .mpy only those it needs;
-            # the .mpy run's own name-table growth stands for them (in flash when frozen).
-            kept = sum(compiled.values()) - compile_run["qstr_bytes"] + runs["mpy"]["qstr_bytes"]
-            frozen = form_figures(runs["mpy"], kept)
-            frozen["flash_kept_bytes"] = kept
-            out["forms"]["frozen"] = frozen
+            per_module = run_port(work / "mpy", work, "code", extra_maps=[f"{ROOT / 'lib'}:/src"])["modules"]
+            out["forms"]["frozen"] = frozen_figures(mpy, per_module)
             out["frozen_method"] = FROZEN_METHOD
-            out["compiled_bytes_per_module"] = compiled
+            out["code_bytes_per_module"] = {m: per_module[m]["code"] for m in loaded}
         first = runs.get("mpy") or runs["py"]
         out["modules_loaded"] = sorted(first["modules"])
         out["qstr_bytes"] = {name: run["qstr_bytes"] for name, run in runs.items()}
@@ -155,9 +170,14 @@ def measure(links, forms):
                                        frames["sent_1k_client_masked"]["allocated_per_frame_bytes"],
                                        received["garbage_per_frame_bytes"])
         out["targets"] = TARGETS
+        # The issue's targets are for the live total (after start-up and one client); whether the
+        # heap stays under them after every action too (live_max) is checked as well.
+        frozen, mpy = out["forms"].get("frozen", {}), out["forms"].get("mpy", {})
         out["meets_targets"] = {
-            "frozen_live": out["forms"].get("frozen", {}).get("live_max", 0) <= TARGETS["frozen_live_bytes"],
-            "mpy_live": out["forms"].get("mpy", {}).get("live_max", 0) <= TARGETS["mpy_live_bytes"],
+            "frozen_live": frozen.get("live_total", 0) <= TARGETS["frozen_live_bytes"],
+            "frozen_live_max": frozen.get("live_max", 0) <= TARGETS["frozen_live_bytes"],
+            "mpy_live": mpy.get("live_total", 0) <= TARGETS["mpy_live_bytes"],
+            "mpy_live_max": mpy.get("live_max", 0) <= TARGETS["mpy_live_bytes"],
             "largest_allocation": out["largest_allocation"] <= TARGETS["largest_allocation_bytes"],
             "garbage_per_frame": out["garbage_per_frame"] <= TARGETS["garbage_per_frame_bytes"],
         }

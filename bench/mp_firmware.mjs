@@ -1,14 +1,14 @@
 // Drives bench/mp_firmware_heap.py inside the WebAssembly port, one step per call, and prints JSON.
 //
-//   node bench/mp_firmware.mjs --map HOSTDIR:MPDIR ... --path MPDIR ... [--mode firmware|compile]
+//   node bench/mp_firmware.mjs --map HOSTDIR:MPDIR ... --path MPDIR ... [--mode firmware|code]
 //
 // firmware: the device program from app.main() with one MCP client; after every step the heap is
 // read (gc.mem_alloc: everything allocated since the last collection, garbage included, because
 // the bench turns automatic collection off), the new blocks are found in the collector's block
 // map (micropython.mem_info(1)), then garbage is collected and the live heap read again. Steps
 // are calls from JavaScript: only between calls does the port's collector see no stale pointers.
-// compile: what compiling each module keeps (bytecode, constants, interned names), the part a
-// frozen build keeps in flash; the module order comes from /bench/args.json.
+// code: what each loaded module's code costs on the heap as .mpy (its import less the objects its
+// body makes), the part a frozen build keeps in flash; the modules come from /bench/args.json.
 import fs from "node:fs";
 import { loadPort, parseArgs } from "../tests/mp/port.mjs";
 
@@ -94,25 +94,32 @@ function largestNew(before, after, pools) {
   return [0, ""];
 }
 
-if (mode === "compile") {
+if (mode === "code") {
+  // Every module the firmware run loaded, from its .mpy; then, one at a time, the module loaded
+  // again (everything it imports is already there: its code and its objects) and its body run
+  // again from source into fresh globals (its objects alone, as a frozen import makes them).
   const args = JSON.parse(fs.readFileSync(opts.maps.find(([, d]) => d === "/bench")[0] + "/args.json", "utf8"));
-  // The .mpy form is built with mpy-cross -O3 (no line-number tables): compile() the same way.
-  mp.runPython("import micropython\nmicropython.opt_level(3)\n_codes = []");
-  const keep = mp.globals.get("_codes");
-  const builtins = mp.pyimport("builtins");
+  const B = mp.pyimport("mp_firmware_heap");
+  B.prepare();
+  B.import_all(JSON.stringify(args.modules.map(([name]) => name)));
   const out = {};
-  const [, qstrBefore] = qstrs();
   for (const [name, path] of args.modules) {
-    gc.collect();
-    const before = gc.mem_alloc();
-    mp.runPython(`with open(${JSON.stringify(path)}) as _f:\n    _codes.append(compile(_f.read(), ${JSON.stringify(path)}, "exec"))\n_f = None`);
-    gc.collect();
-    out[name] = gc.mem_alloc() - before;
+    const again = name === "memory" ? 0 : measuredOnce(() => B.reimport(name));
+    B.compile_body(path);
+    const body = measuredOnce(() => B.run_body(name));
+    out[name] = { mpy_import: again, objects: body, code: Math.max(0, again - body) };
   }
-  void keep;
-  void builtins;
-  console.log("@@json " + JSON.stringify({ compiled_bytes: out, qstr_bytes: qstrs()[1] - qstrBefore }));
+  console.log("@@json " + JSON.stringify({ modules: out }));
   process.exit(0);
+}
+
+// What one call leaves on the heap once garbage is collected.
+function measuredOnce(fn) {
+  gc.collect();
+  const before = gc.mem_alloc();
+  fn();
+  gc.collect();
+  return gc.mem_alloc() - before;
 }
 
 const B = mp.pyimport("mp_firmware_heap");
@@ -153,6 +160,7 @@ function action(label, first) {
     if (!m.value) break;
     step = () => B.step();
   }
+  stats.modules = JSON.parse(B.loaded_modules());
   result.actions[label] = stats;
   return stats;
 }

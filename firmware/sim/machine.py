@@ -29,6 +29,15 @@ class RTC:
         RTC._set = tuple(value)
 
 
+def _later(now_ms, period):
+    # ticks wrap around on MicroPython: add and compare through ticks_add/ticks_diff where they exist
+    return time.ticks_add(now_ms, period) if hasattr(time, "ticks_add") else now_ms + period
+
+
+def _reached(now_ms, deadline):
+    return (time.ticks_diff(now_ms, deadline) if hasattr(time, "ticks_diff") else now_ms - deadline) >= 0
+
+
 class Timer:
     """A software timer the simulator drives; callbacks run when tick() passes their deadline."""
 
@@ -47,7 +56,7 @@ class Timer:
         self._mode = mode
         self._period = period
         self._callback = callback
-        self._deadline = time.ticks_add(time.ticks_ms(), period) if hasattr(time, "ticks_ms") else 0
+        self._deadline = _later(time.ticks_ms(), period) if hasattr(time, "ticks_ms") else 0
         if self not in Timer._active:
             Timer._active.append(self)
 
@@ -58,10 +67,10 @@ class Timer:
     @classmethod
     def tick(cls, now_ms):
         for t in list(cls._active):
-            if now_ms >= t._deadline and t._callback:
+            if _reached(now_ms, t._deadline) and t._callback:
                 if t._mode == cls.ONE_SHOT:
                     t.deinit()
                 else:
-                    t._deadline = now_ms + t._period
+                    t._deadline = _later(now_ms, t._period)
                 t._callback(t)
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 from pydantic import TypeAdapter, ValidationError
 
 from xzmem.config import LLMConfig
+
+if TYPE_CHECKING:
+    import openai
 
 LLM_OFF_MESSAGE = (
     "LLM stages are off: no LLM configured (set XZMEM_LLM_BASE_URL and XZMEM_LLM_MODEL, "
@@ -106,6 +108,8 @@ class LLMClient:
         self.cfg = cfg
         self._client = None
         if cfg.enabled:
+            import openai  # here, not at the top: it takes most of a second and most commands need no LLM
+
             self._client = openai.AsyncOpenAI(
                 base_url=cfg.base_url or None,
                 api_key=cfg.api_key or "not-needed",
@@ -134,6 +138,8 @@ class LLMClient:
 
     async def _create(self, **request: Any) -> Any:
         """A chat completion with the client's errors turned into one-line LLMErrors."""
+        import openai
+
         try:
             response = await self._client.chat.completions.create(model=self.cfg.model, **request)
         except openai.APITimeoutError:

@@ -1,9 +1,10 @@
 # The acknowledged-change journal: records appended to one file before an answer leaves, read back at boot.
 #
 # A record is a header `<2sHI` (magic b"XJ", payload length, CRC-32 of the payload) and the payload;
-# what the payload says is the store's business. The file is closed after every append, which on
-# LittleFS commits it. Reading stops at the first record that is short or fails its check (a torn
-# tail); that tail is cut off before anything is appended after it.
+# what the payload says is the store's business. Records are written in pieces, never joined. The
+# file is closed after every append, which on LittleFS commits it. Reading (memory.storeload, at
+# boot) stops at the first record that is short or fails its check (a torn tail); that tail is cut
+# off before anything is appended after it.
 
 import binascii
 import struct
@@ -12,8 +13,9 @@ from micropython import const
 
 from memory import fs
 
-_MAGIC = b"XJ"
-_HEADER = const(8)
+MAGIC = b"XJ"
+HEADER = const(8)
+HEAD = "<2sHI"  # magic, payload length, CRC-32 of the payload
 MAX_PAYLOAD = const(0xFFFF)
 _ROOM_EXTRA = const(8192)  # a record may start a new block, and LittleFS rewrites the file's metadata
 
@@ -26,67 +28,31 @@ class AckJournal:
         self.appends = 0  # records appended since boot
         self.torn = 0  # bytes of torn tail found in the file (and cut off)
         self.cuts = 0
-        self._header = bytearray(_HEADER)
+        self._header = bytearray(HEADER)
         self._checked = False
 
-    def records(self):
-        """Each whole record's payload, oldest first (a generator); a torn tail ends the records."""
-        self.size = 0
-        try:
-            f = fs.open(self.path, "rb")
-        except OSError:
-            self._checked = True
-            return
-        try:
-            while True:
-                got = f.readinto(self._header)
-                if not got:
-                    break
-                magic, length, crc = struct.unpack("<2sHI", self._header)
-                if got < _HEADER or magic != _MAGIC:
-                    break
-                payload = f.read(length)
-                if len(payload) < length or binascii.crc32(payload) != crc:
-                    break
-                self.size += _HEADER + length
-                yield payload
-        finally:
-            f.close()
-        self._check_tail()
 
-    def _check_tail(self):
-        # Anything after the last whole record would hide every record appended later: keep only
-        # the whole records (new file, then rename: a cut here leaves the old file or the new one).
-        self._checked = True
-        whole = self.size
-        length = fs.stat(self.path)[6]
-        if length == whole:
-            return
-        self.torn += length - whole
-        tmp = self.path + ".tmp"
-        with fs.open(self.path, "rb") as src:
-            with fs.open(tmp, "wb") as dst:
-                left = whole
-                while left:
-                    chunk = src.read(left if left < 512 else 512)
-                    dst.write(chunk)
-                    left -= len(chunk)
-        fs.rename(tmp, self.path)
+    def append(self, pieces):
+        """Append one record, its payload `pieces` one after the other (buffers: the record is
+        never joined in RAM), and close the file, so it is on flash when this returns."""
+        length = crc = 0
+        for piece in pieces:
+            length += len(piece)
+            crc = binascii.crc32(piece, crc)
+        if length > MAX_PAYLOAD:
+            raise ValueError("journal record of %d bytes, at most %d" % (length, MAX_PAYLOAD))
+        if not self._checked:  # never read this boot (the store replays it): cut a torn tail first
+            from memory import storeload
 
-    def append(self, payload):
-        """Append one record and close the file, so it is on flash when this returns."""
-        if len(payload) > MAX_PAYLOAD:
-            raise ValueError("journal record of %d bytes, at most %d" % (len(payload), MAX_PAYLOAD))
-        if not self._checked:
-            for _ in self.records():
-                pass
+            storeload.check_journal(self)
         if self._room is not None:
-            self._room(len(payload) + _HEADER + _ROOM_EXTRA)
-        struct.pack_into("<2sHI", self._header, 0, _MAGIC, len(payload), binascii.crc32(payload))
+            self._room(length + HEADER + _ROOM_EXTRA)
+        struct.pack_into(HEAD, self._header, 0, MAGIC, length, crc)
         with fs.open(self.path, "ab") as f:
             f.write(self._header)
-            f.write(payload)
-        self.size += _HEADER + len(payload)
+            for piece in pieces:
+                f.write(piece)
+        self.size += HEADER + length
         self.appends += 1
 
     def cut(self):

@@ -4,24 +4,12 @@ import asyncio
 
 from micropython import const
 
-from memory import clock, fs, mcp, steps
-from memory.reminder import Announcer, ReminderLoop
-from memory.schedule import Schedules
-from memory.service import MemoryService
-from memory.space import explain
-from memory.store import Event, Store
-from memory.tools import MemoryTool, SyncTool
+from memory import clock, forget, mcp, steps
 
 CONFIG_PATH = "/config.json"
 DATA = "/data"
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
-_BOOT_ROOM = const(16384)
-
-INSTRUCTIONS = (
-    "Call memory(action=read) when a conversation starts; write what the user tells about themselves; "
-    "recall when they ask about the past. 对话开始先读取记忆。"
-)
 
 current = None  # the running Device, for the serial transport's call_tool()
 
@@ -30,44 +18,10 @@ class Device:
     """Everything the device serves, wired together; links are added by serve()."""
 
     def __init__(self, cfg, data=DATA):
-        self.cfg = cfg
-        clock.set_utc_offset(cfg["utc_offset"])
-        self.archive = None
-        self.keyed = None
-        journal = None
-        if fs.exists(data):
-            from memory.ackjournal import AckJournal
-            from memory.archive import Archive
-            from memory.keyed import KeyedStore
+        from memory import assemble  # boot only: unloaded again
 
-            try:
-                self.archive = Archive(data + "/archive")
-                # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
-                self.archive.make_room(_BOOT_ROOM)
-                self.keyed = KeyedStore(data + "/keyed", room=self.archive.make_room)
-                journal = AckJournal(data + "/acked.jnl", room=self.archive.make_room)
-            except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
-                print("memory: %s cannot be used this boot (%s); no archive and no keyed memories"
-                      % (data, explain(e)))
-                self.archive = self.keyed = journal = None
-        else:
-            print("memory: %s is not mounted; no archive, no keyed memories and every change flushes NVS" % data)
-        self.store = Store(archiver=self.archive, keyed=self.keyed, journal=journal)
-        self.schedules = Schedules(self.store, Event, cfg["language"])
-        self.memory = MemoryService(self.store, self.schedules, self.archive, self.keyed,
-                                    cfg["device_id"] or _default_device_id(), cfg["language"])
-        self._sync_path = (data if self.keyed else "") + "/sync"
-        self._sync_room = self.archive.make_room if self.archive else None
-        self.announcer = Announcer()
-        self.reminders = ReminderLoop(self.schedules, self.store, self.announcer)
-        self.dispatcher = mcp.Dispatcher(instructions=INSTRUCTIONS, language=cfg["language"])
-        self.dispatcher.on_close = self.link_closed
-        self.lock = self.dispatcher.lock  # tool calls and the loops below change memory one at a time
-        self.dispatcher.add(MemoryTool(self.memory))
-        self.dispatcher.add(SyncTool(self.memory, self._make_sync))
-        self.server = None
-        self.links = []
-        self._last_upkeep_day = None
+        assemble.build(self, cfg, data)
+        forget("assemble")
 
     def _make_sync(self):
         # Made when the host first syncs: a device nobody syncs never loads memory.sync.
@@ -94,11 +48,11 @@ class Device:
             asyncio.create_task(self._flush())
 
     async def _flush(self):
-        async with self.lock:
+        async with self.dispatcher.lock:  # tool calls and the loops below change memory one at a time
             try:
                 await steps.run(self.store.flush_steps())
             except OSError as e:  # the changes stay in RAM and the journal for the next flush
-                print("memory: flush failed, changes kept in RAM:", explain(e))
+                print("memory: flush failed, changes kept in RAM:", e)
 
     def _reminder_to_server(self, item):
         if not self.server.connections:
@@ -124,7 +78,7 @@ class Device:
     async def _upkeep_loop(self):
         while True:
             try:
-                async with self.lock:
+                async with self.dispatcher.lock:
                     await steps.run(self.upkeep_steps())
             except Exception as e:  # upkeep failing must not stop the device
                 print("upkeep failed:", e)
@@ -132,25 +86,13 @@ class Device:
 
     async def serve(self, ready=print):
         """Start the server and loops; run until cancelled, flushing on the way out."""
-        cfg = self.cfg
-        tasks = [self.reminders.run(self.lock), self.store.autoflush(self.lock), self._upkeep_loop()]
-        if cfg["token"]:
-            from memory.server import Server, client_budget
+        lock = self.dispatcher.lock
+        tasks = [self.reminders.run(lock), self.store.autoflush(lock), self._upkeep_loop()]
+        from memory import assemble
 
-            links = (1 if cfg["endpoint_url"] else 0) + (1 if cfg["xiaozhi_url"] else 0)
-            self.server = Server(self.dispatcher, cfg["token"], cfg["listen_host"], cfg["listen_port"],
-                                 max_clients=client_budget(links))
-            await self.server.start()
-            self.announcer.add(self._reminder_to_server)
-            ready("xzmem device ready %s" % self.server.url)
-        else:
-            ready("xzmem device ready (no token in config: the MCP server is off)")
-        self.links = _start_links(cfg, self.dispatcher, self.announcer)
-        from memory import selftest
-
-        print(selftest.run(self))
-        del selftest  # this coroutine lives as long as the device: it must not keep the module
-        forget("selftest")
+        await assemble.start(self, ready)
+        del assemble  # this coroutine lives as long as the device: it must not keep the module
+        forget("assemble")
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -163,32 +105,21 @@ class Device:
             print("memory: final flush failed:", e)
 
 
-def forget(name):
-    """Unload memory.`name`, used once (start-up, self-test, config), so the collector takes its code back."""
-    import sys
+class _KeyedOnUse:
+    """The keyed store (memory.keyed), opened at its first use: a device whose conversations never
+    touch keyed memories does not hold that code in RAM."""
 
-    import memory
+    def __init__(self, directory, room):
+        self._directory = directory
+        self._room = room
+        self._store = None
 
-    sys.modules.pop("memory." + name, None)
-    try:
-        delattr(memory, name)
-    except AttributeError:  # never imported, or already gone
-        pass
+    def __getattr__(self, name):
+        if self._store is None:
+            from memory.keyed import KeyedStore
 
-
-def _default_device_id():
-    from memory import links
-
-    return links.default_device_id()
-
-
-def _start_links(cfg, dispatcher, announcer):
-    # The links' code (links, endpoint, xiaozhi, outlink, the WebSocket client) loads only when configured.
-    if not (cfg["endpoint_url"] or cfg["xiaozhi_url"]):
-        return []
-    from memory import links
-
-    return links.start_links(cfg, dispatcher, announcer)
+            self._store = KeyedStore(self._directory, room=self._room, check=False)
+        return getattr(self._store, name)
 
 
 async def main(config_path=None):

@@ -10,10 +10,9 @@ import struct
 
 from micropython import const
 
-from memory import clock, fs, jsontext, statefile, steps
-from memory.gramfilter import GramFilter, fold, keyword_positions
-from memory.lines import LineReader, ends_with_newline
-from memory.space import MemoryFull, dropped_note, explain
+from memory import clock, fs, statefile, steps
+from memory.gramfilter import fold, keyword_positions
+from memory.lines import LineReader
 
 KINDS = ("fact", "moment", "event")
 MAX_LIMIT = const(50)
@@ -26,10 +25,12 @@ _RESERVE = const(65536)  # free space the archive leaves to everything else: at 
 _FLOOR = const(16384)  # free space no writer may take: LittleFS copy-on-write and metadata
 _BLOCK = const(4096)
 _SLACK = const(65536)  # what a drop frees beyond the need, so free space is not measured at every write
-_COPY = const(512)
-_SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
 _MAGIC = b"XZA1"
 _HEAD = "<4sIHHIIB"  # magic, bytes covered, lines, bad lines, min learned, max learned, sorted
+# For memory.archivewrite: const() names with an underscore are no module attributes on MicroPython.
+IDX_BYTES = _IDX_BYTES
+HEAD_BYTES = _HEAD_BYTES
+BLOCK = _BLOCK
 
 # Fields each kind must carry, with their type (None: any JSON value but null).
 _FIELDS = {
@@ -71,11 +72,6 @@ def check_record(kind, rec):
         if typ is int and not _is_int(v) or typ is str and not isinstance(v, str):
             return "%s must be %s, got %r" % (name, "an integer" if typ is int else "a string", v)
     return None
-
-
-def _month(t):
-    y, m = clock.parts(t)[:2]
-    return "%04d%02d" % (y, m)
 
 
 def _month_number(name):
@@ -187,98 +183,9 @@ class Archive:
         """_read_head, rebuilding the sidecar first when it is missing or stale."""
         h = self._read_head(mdir, n, positions)
         if h is None:
-            self._reindex(kind, mdir, n)
+            _writer().reindex(self, kind, mdir, n)
             h = self._read_head(mdir, n, positions)
         return h
-
-    def _reindex(self, kind, mdir, n):
-        """Rebuild part n's sidecar from the part, cutting off a torn last line first."""
-        path = "%s/%d.jsonl" % (mdir, n)
-        size = fs.stat(path)[6]
-        if not ends_with_newline(path, size):
-            size = self._last_newline(path, size)
-            self._truncate(path, size)
-        buf = bytearray(_IDX_BYTES)
-        flt = GramFilter(memoryview(buf)[_HEAD_BYTES:])
-        lines = bad = tmax = srt = 0
-        tmin = 0xFFFFFFFF
-        srt = 1
-        text = _TEXT[kind]
-        it = LineReader(_SIDE_BUF).lines(path)
-        try:
-            for mv in it:
-                try:
-                    rec = _loads(mv)
-                except ValueError:
-                    bad += 1
-                    continue
-                if check_record(kind, rec) is not None:
-                    bad += 1
-                    continue
-                t = rec["learned_at"]
-                if lines and t < tmax:
-                    srt = 0
-                lines += 1
-                tmin = t if t < tmin else tmin
-                tmax = t if t > tmax else tmax
-                for name in text:
-                    flt.add_text(fold(rec[name]))
-        finally:
-            it.close()
-        if not lines:
-            tmin = 0
-        struct.pack_into(_HEAD, buf, 0, _MAGIC, size, lines, bad, tmin, tmax, srt)
-        self._write_idx(mdir, n, buf)
-
-    def _write_idx(self, mdir, n, buf):
-        path = "%s/%d.idx" % (mdir, n)
-        tmp = path + ".tmp"
-        f = fs.open(tmp, "wb")
-        try:
-            f.write(buf)
-        finally:
-            f.close()
-        fs.rename(tmp, path)
-
-    def _last_newline(self, path, size):
-        """Length of the file's prefix that ends with its last newline (0 if it has none)."""
-        f = fs.open(path, "rb")
-        try:
-            chunk = bytearray(_COPY)
-            end = size
-            while end > 0:
-                start = end - _COPY if end > _COPY else 0
-                f.seek(start)
-                got = f.readinto(memoryview(chunk)[: end - start])
-                i = bytes(chunk[:got]).rfind(b"\n")
-                if i >= 0:
-                    return start + i + 1
-                end = start
-        finally:
-            f.close()
-        return 0
-
-    def _truncate(self, path, size):
-        """Keep the first `size` bytes of a file: copy them and rename over it (no truncate on boards)."""
-        tmp = path + ".tmp"
-        src = fs.open(path, "rb")
-        try:
-            dst = fs.open(tmp, "wb")
-            try:
-                chunk = bytearray(_COPY)
-                mv = memoryview(chunk)
-                left = size
-                while left > 0:
-                    got = src.readinto(mv[: _COPY if left > _COPY else left])
-                    if not got:
-                        break
-                    dst.write(mv[:got])
-                    left -= got
-            finally:
-                dst.close()
-        finally:
-            src.close()
-        fs.rename(tmp, path)
 
     # ---- state files
 
@@ -315,16 +222,6 @@ class Archive:
             return "dropping names no segment"
         return None
 
-    def _check_journal(self, plan):
-        if not isinstance(plan, list):
-            return "not a list"
-        for entry in plan:
-            if not (isinstance(entry, list) and len(entry) == 4 and entry[0] in KINDS
-                    and self._is_month_dir(entry[1], entry[0]) and statefile.is_int(entry[2])
-                    and statefile.is_int(entry[3])):
-                return "an entry is not [kind, month folder, part, bytes]"
-        return None
-
     # ---- crash repair
 
     def repair(self):
@@ -333,43 +230,8 @@ class Archive:
             for month in self._months(kind):
                 if not statefile.is_dir(self._mdir(kind, month)):
                     statefile.set_aside(self._mdir(kind, month), "a file where a month folder belongs")
-        plan = self._load_json("journal.json", self._check_journal, None)
-        if plan is not None:
-            self._rollback(plan)
-        c = self._counters()
-        if c.get("dropping"):
-            self._remove_part(c["dropping"][0], c["dropping"][1])
-            c["dropping"] = None
-            self._save_json("stats.json", c)
-
-    def _rollback(self, plan):
-        """Put every part an append touched back to its size before the append."""
-        for kind, mdir, n, old in plan:
-            path = "%s/%d.jsonl" % (mdir, n)
-            if not fs.exists(path):
-                continue
-            if old == 0:
-                self._remove_part(mdir, n)
-                continue
-            if fs.stat(path)[6] != old:
-                self._truncate(path, old)
-            self._reindex(kind, mdir, n)
-        try:
-            fs.remove(self.root + "/journal.json")
-        except OSError:
-            pass
-
-    def _remove_part(self, mdir, n):
-        for suffix in (".idx", ".idx.tmp", ".jsonl.tmp", ".jsonl"):
-            try:
-                fs.remove("%s/%d%s" % (mdir, n, suffix))
-            except OSError:
-                pass
-        if not fs.listdir(mdir):
-            try:
-                fs.remove(mdir)  # LittleFS removes an empty directory; elsewhere it stays
-            except OSError:
-                pass
+        if fs.exists(self.root + "/journal.json") or self._counters().get("dropping"):
+            _writer().repair(self)
 
     # ---- space
 
@@ -393,221 +255,38 @@ class Archive:
                     used += (fs.stat(mdir + "/" + name)[6] + _BLOCK - 1) // _BLOCK * _BLOCK
         return self.capacity - used
 
-    def _oldest(self, keep):
-        """(kind, month dir, part) of the oldest part not in `keep` [(month dir, part)], or None."""
-        best = None
-        for kind in KINDS:
-            for month in self._months(kind):
-                if best is not None and month >= best[0]:
-                    break
-                mdir = self._mdir(kind, month)
-                parts = [n for n in self._parts(mdir) if (mdir, n) not in keep]
-                if parts:
-                    best = (month, kind, mdir, parts[0])
-                    break
-        return best and best[1:]
-
-    def _drop(self, kind, mdir, n):
-        """Remove one segment, counting it first; returns (records it held, bytes it took on flash)."""
-        h = self._head_of(kind, mdir, n)
-        records = h[1] if h else 0
-        try:
-            size = fs.stat("%s/%d.jsonl" % (mdir, n))[6]
-        except OSError:
-            size = 0
-        freed = (size + _BLOCK - 1) // _BLOCK * _BLOCK + _IDX_BYTES
-        c = self._counters()
-        c["dropped_segments"] += 1
-        c["dropped_records"] += records
-        c["dropping"] = [mdir, n]
-        self._save_json("stats.json", c)
-        self._remove_part(mdir, n)
-        c["dropping"] = None
-        self._save_json("stats.json", c)
-        return records, freed
-
     def make_room(self, need):
         """Make sure `need` bytes can be written outside the archive and still leave the floor free,
         dropping the oldest archive segments if it takes that. MemoryFull when even that is not enough."""
-        steps.finish(self._make_room(need, [], self.floor, self.floor))
+        if not self.has_room(need, self.floor):
+            steps.finish(_writer().make_room_steps(self, need, [], self.floor, self.floor))
 
-    def _make_room(self, need, keep, want, least):
-        """Drop the oldest segments (not those in `keep`) until `need` bytes leave `want` free; with
-        nothing left to drop, settle for `least`. Returns the segments dropped. A generator of steps
-        (memory.steps): a step per segment dropped."""
-        want = want if want > least else least
-        # statvfs walks the whole LittleFS: the estimate (the last answer less what was written
-        # since, deletions not counted) is trusted while it leaves `want`.
-        if self._free_hint is not None and self._free_hint - need >= want:
-            self._free_hint -= need
-            return 0
-        free = self.free_bytes()
-        segments = records = 0
-        if free - need < want:
-            # Drop a slack more than needed, so the next writes do not have to measure again.
-            while free < need + want + self._slack:
-                victim = self._oldest(keep)
-                if victim is None:
-                    break
-                yield
-                got, freed = self._drop(*victim)
-                records += got
-                segments += 1
-                free += freed  # counted, not measured
-            if segments:
-                free = self.free_bytes()
-        if free < need + least:
-            self._free_hint = None
-            self.refused += 1
-            raise MemoryFull("the memory is full: %d bytes are needed and %d are free%s; nothing was stored"
-                             % (need + least, free if free > 0 else 0, dropped_note(segments, records)))
-        self._free_hint = free - need
-        return segments
+    def has_room(self, need, want):
+        """Whether `need` more bytes still leave `want` free; if so they are counted as taken.
 
-    # ---- append
+        statvfs walks the whole LittleFS: the estimate (the last answer less what was written
+        since, deletions not counted) is trusted while it leaves `want`, and measured when not.
+        """
+        if self._free_hint is None or self._free_hint - need < want:
+            free = self.free_bytes()
+            if free - need < want:
+                return False
+            self._free_hint = free
+        self._free_hint -= need
+        return True
 
     def append(self, kind, items):
         """Archive `items` (records of `kind`); returns how many were new.
 
         All or nothing: on any error (bad record, no space, I/O) the archive is as before and
-        the error says why. Records whose id is already archived are skipped.
+        the error says why. Records whose id is already archived are skipped (memory.archivewrite).
         """
         return steps.finish(self.append_steps(kind, items))
 
     def append_steps(self, kind, items):
         """append() as a generator (memory.steps): a step per segment checked for duplicates and
         per segment dropped to make room; the writing itself is one step."""
-        _check_kind(kind)
-        now = clock.now()
-        groups = {}  # month -> [(id, learned_at, line bytes)]
-        seen = []
-        for i, item in enumerate(items):
-            err = check_record(kind, item)
-            if err:
-                raise ValueError("%s %d: %s" % (kind, i, err))
-            if item["id"] in seen:
-                continue
-            seen.append(item["id"])
-            rec = dict(item)
-            rec["type"] = kind
-            if not _is_int(rec.get("archived_at")):
-                rec["archived_at"] = now  # a line restored from an export keeps its first archive time
-            t = rec["learned_at"]
-            groups.setdefault(_month(t), []).append((rec["id"], t, (jsontext.dumps(rec) + "\n").encode()))
-        plan = []  # [kind, month dir, part, bytes before]: the journal
-        chunks = []  # the lines going to each part of the plan
-        need = 0
-        keep = []
-        for month in sorted(groups):
-            mdir = self._mdir(kind, month)
-            group = yield from self._drop_archived(kind, mdir, groups[month])
-            if not group:
-                continue
-            fs.makedirs(mdir)
-            parts = self._parts(mdir)
-            n = parts[-1] if parts else 0
-            keep.append((mdir, n))
-            size = fs.stat("%s/%d.jsonl" % (mdir, n))[6] if parts else 0
-            chunk = None
-            for g in group:
-                if chunk is None or size >= self.part_bytes:
-                    if size >= self.part_bytes:
-                        n, size = n + 1, 0
-                    chunk = []
-                    plan.append([kind, mdir, n, size])
-                    chunks.append(chunk)
-                    need += _IDX_BYTES + _BLOCK  # its sidecar, and a block rewritten or begun
-                chunk.append(g)
-                size += len(g[2])
-                need += len(g[2])
-        if not plan:
-            return 0
-        yield from self._make_room(need, keep, self.reserve, self.floor)
-        yield
-        self._save_json("journal.json", plan)
-        added = 0
-        try:
-            for i, entry in enumerate(plan):  # no step inside: an append is undone only by its own rollback
-                mdir, n = entry[1], entry[2]
-                f = fs.open("%s/%d.jsonl" % (mdir, n), "ab")
-                try:
-                    for g in chunks[i]:
-                        f.write(g[2])
-                finally:
-                    f.close()
-                self._index_append(kind, mdir, n, entry[3], chunks[i])
-                added += len(chunks[i])
-        except OSError as e:
-            self._free_hint = None
-            self._rollback(plan)
-            if e.args and e.args[0] in (28, -28):
-                self.refused += 1
-                raise MemoryFull("the memory is full; nothing was stored")
-            raise OSError("archive append failed, nothing archived: " + explain(e))
-        fs.remove(self.root + "/journal.json")
-        return added
-
-    def _drop_archived(self, kind, mdir, group):
-        """The entries of `group` whose id is not yet in the month's parts (a generator of steps)."""
-        if not fs.exists(mdir):
-            return group
-        tmin = min(g[1] for g in group)
-        tmax = max(g[1] for g in group)
-        ids = [g[0] for g in group]
-        found = []
-        for n in self._parts(mdir):
-            yield
-            h = self._head_of(kind, mdir, n)
-            if not h or not h[1] or h[4] < tmin or h[3] > tmax:
-                continue
-            it = LineReader(_SIDE_BUF).lines("%s/%d.jsonl" % (mdir, n))
-            try:
-                for mv in it:
-                    try:
-                        rid = _loads(mv).get("id")
-                    except (ValueError, AttributeError):
-                        continue
-                    if rid in ids and rid not in found:
-                        found.append(rid)
-            finally:
-                it.close()
-        return [g for g in group if g[0] not in found]
-
-    def _index_append(self, kind, mdir, n, old, group):
-        """Add the records just appended to part n (which had `old` bytes) to its sidecar."""
-        buf = bytearray(_IDX_BYTES)
-        lines = bad = tmin = tmax = 0
-        srt = 1
-        if old:
-            try:
-                f = fs.open("%s/%d.idx" % (mdir, n), "rb")
-                try:
-                    f.readinto(buf)
-                finally:
-                    f.close()
-            except OSError:
-                pass
-            magic, covered, lines, bad, tmin, tmax, srt = struct.unpack_from(_HEAD, buf, 0)
-            if magic != _MAGIC or covered != old:
-                self._reindex(kind, mdir, n)  # the sidecar was behind already: rebuild it whole
-                return
-        flt = GramFilter(memoryview(buf)[_HEAD_BYTES:])
-        text = _TEXT[kind]
-        size = old
-        for _, t, line in group:
-            rec = json.loads(line)
-            if lines and t < tmax:
-                srt = 0
-            if not lines:
-                tmin = tmax = t
-            tmin = t if t < tmin else tmin
-            tmax = t if t > tmax else tmax
-            lines += 1
-            size += len(line)
-            for name in text:
-                flt.add_text(fold(rec[name]))
-        struct.pack_into(_HEAD, buf, 0, _MAGIC, size, lines, bad, tmin, tmax, srt)
-        self._write_idx(mdir, n, buf)
+        return (yield from _writer().append_steps(self, kind, items))
 
     # ---- recall
 
@@ -781,3 +460,10 @@ class Archive:
             "reserve": self.reserve,
             "refused_full": self.refused,
         }
+
+
+def _writer():
+    # Appends, rebuilds, repairs and drops: loaded by the first of them, then kept.
+    from memory import archivewrite
+
+    return archivewrite

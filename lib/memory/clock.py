@@ -8,15 +8,13 @@ import time
 
 from micropython import const
 
-from memory.refusal import Refusal
-
 _EPOCH_2000 = const(946684800)
 _PORT_EPOCH = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
 _VALID_FROM = const(1704067200)  # 2024-01-01: anything earlier means nobody set the clock
 _VALID_TO = const(4291747199)  # 2105-12-31 23:59:59: the last year whose times fit the records' u32
+VALID_FROM = _VALID_FROM  # for memory.clocktext (a const() with an underscore is no module attribute)
+VALID_TO = _VALID_TO
 _DAY = const(86400)
-_DATE_EXAMPLE = "2026-05-01"
-_TIME_EXAMPLE = "2026-05-01 14:00"
 
 _utc_offset = 0  # seconds east of UTC, from the device config
 _skew = 0  # seconds added to the port clock after set_now() where the RTC cannot be set
@@ -76,21 +74,6 @@ def speed():
 def is_set(unix=None):
     """False until the clock has been set: a board that never saw NTP starts in 2000."""
     return (now() if unix is None else unix) >= _VALID_FROM
-
-
-def check_settable(unix):
-    """`unix` as an int when the clock may be set to it (2024-01-01 ... 2105-12-31 UTC), else ValueError."""
-    if isinstance(unix, bool) or not isinstance(unix, int):
-        raise ValueError("unix must be an integer number of seconds, got %r" % (unix,))
-    if not _VALID_FROM <= unix <= _VALID_TO:
-        raise ValueError("the clock can only be set between 2024-01-01 and 2105-12-31, got unix %d%s"
-                         % (unix, _year_note(unix)))
-    return unix
-
-
-def _year_note(unix):
-    # Only years a date can name: the year of 2**62 seconds means nothing to a reader.
-    return " (year %d)" % parts(unix)[0] if -(2**40) <= unix <= 2**40 else ""
 
 
 def set_utc_offset(seconds):
@@ -164,36 +147,6 @@ def ascii_digits(text):
     return True
 
 
-def parse_date(text, field="date"):
-    """'YYYY-MM-DD' -> (y, m, d), validated."""
-    if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
-        raise Refusal("%s must be YYYY-MM-DD, got %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
-    if not ascii_digits(text[:4] + text[5:7] + text[8:10]):
-        raise Refusal("%s must be YYYY-MM-DD in ASCII digits, got %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
-    y, m, d = int(text[:4]), int(text[5:7]), int(text[8:10])
-    if not 1 <= m <= 12 or not 1 <= d <= days_in_month(y, m):
-        raise Refusal("%s is not a calendar date: %r" % (field, text), "format", field, text, _DATE_EXAMPLE)
-    return y, m, d
-
-
-def parse_local_datetime(text, field="datetime"):
-    """'YYYY-MM-DD HH:MM' in local time -> Unix seconds, validated."""
-    if not isinstance(text, str) or len(text) != 16 or text[10] != " " or text[13] != ":":
-        raise Refusal("%s must be YYYY-MM-DD HH:MM, got %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
-    if not ascii_digits(text[11:13] + text[14:16]):
-        raise Refusal("%s must be YYYY-MM-DD HH:MM in ASCII digits, got %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
-    try:
-        y, m, d = parse_date(text[:10], field)
-    except Refusal as e:
-        e.value = text
-        e.allowed = _TIME_EXAMPLE  # the example a whole date and time should follow
-        raise
-    h, mi = int(text[11:13]), int(text[14:16])
-    if not 0 <= h <= 23 or not 0 <= mi <= 59:
-        raise Refusal("%s has no such time of day: %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
-    return from_local(y, m, d, h, mi)
-
-
 def format_local(unix, with_seconds=False):
     """'YYYY-MM-DD HH:MM' (or with ':SS') in local time."""
     y, m, d, h, mi, s = local_parts(unix)[:6]
@@ -211,3 +164,27 @@ def iso_local(unix):
 def local_date(unix):
     y, m, d = local_parts(unix)[:3]
     return "%04d-%02d-%02d" % (y, m, d)
+
+
+# Reading dates and times (memory.clocktext, loaded by the first one).
+
+
+def check_settable(unix):
+    """`unix` as an int when the clock may be set to it (2024-01-01 ... 2105-12-31 UTC), else ValueError."""
+    from memory import clocktext
+
+    return clocktext.check_settable(unix)
+
+
+def parse_date(text, field="date"):
+    """'YYYY-MM-DD' -> (y, m, d), validated."""
+    from memory import clocktext
+
+    return clocktext.parse_date(text, field)
+
+
+def parse_local_datetime(text, field="datetime"):
+    """'YYYY-MM-DD HH:MM' in local time -> Unix seconds, validated."""
+    from memory import clocktext
+
+    return clocktext.parse_local_datetime(text, field)

@@ -39,11 +39,14 @@ def check_key(key):
 class KeyedStore:
     """Keyed memories in `directory` (e.g. /data/keyed), at most `capacity` of them."""
 
-    def __init__(self, directory, capacity=128, now=None, room=None):
+    def __init__(self, directory, capacity=128, now=None, room=None, check=True):
+        """check: False when a store over the same folder was opened (and checked) this boot already."""
         self.dir = directory.rstrip("/")
         self.capacity = capacity
         self._now = now or clock.now
         self._room = room  # room(bytes): make that much space or raise MemoryFull (archive.make_room)
+        if not check:
+            return
         statefile.folder(self.dir)
         for name in fs.listdir(self.dir):
             if name.endswith(".tmp"):

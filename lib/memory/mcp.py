@@ -10,7 +10,7 @@ import json
 
 from micropython import const
 
-from memory import __version__, jsontext, schema, steps
+from memory import __version__, forget, jsontext, steps
 from memory.space import explain
 
 PARSE_ERROR = const(-32700)
@@ -23,10 +23,9 @@ PROTOCOL_VERSION = "2024-11-05"
 SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
 PAGE_BYTES = const(8000)  # every tools/list response message stays under this many bytes
 _MAX_BATCH = const(16)
-_MAX_NAME = const(64)
+MAX_NAME = const(64)
 _MAX_MESSAGE_TEXT = const(400)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
-_CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
 _CUT_MARK = "\n[result cut off] "
 _MAX_DEPTH = const(32)  # nesting a message may have; JSON-RPC's own is 3 deep, tool arguments a few more
 
@@ -247,35 +246,6 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
-def _head_id(head):
-    # The JSON-RPC id among a message's first bytes (ws.MessageTooBig.head): the member "id" (not
-    # "session_id") followed by a number or a plain string; None when it is not there whole.
-    at = 0
-    while True:
-        at = head.find(b'"id"', at)
-        if at < 0:
-            return None
-        before = head[:at].rstrip()
-        rest = head[at + 4 :].lstrip()
-        at += 4
-        if before[-1:] in (b"{", b",") and rest[:1] == b":":
-            break
-    rest = rest[1:].lstrip()
-    if rest[:1] == b'"':
-        end = rest.find(b'"', 1)
-        token = rest[: end + 1] if end > 0 and b"\\" not in rest[:end] else b""
-    else:
-        end = 0
-        while end < len(rest) and rest[end : end + 1] in b"-+.0123456789eE":
-            end += 1
-        token = rest[:end] if end < len(rest) else b""  # a number cut by the head's end is not whole
-    try:
-        rid = json.loads(token.decode())
-    except ValueError:  # UnicodeError too
-        return None
-    return rid if _valid_id(rid) else None
-
-
 def _has_call(msg):
     """Whether a message (or batch) holds a tools/call."""
     for m in msg if isinstance(msg, list) else (msg,):
@@ -310,8 +280,16 @@ def _utf8_len(text):
     return len(text.encode())
 
 
-def _checked_call(tool, args, link):
+def _check(tool, args):
+    # The checker is loaded for the check only, as the memory tools' definitions are (memory.tools).
+    from memory import schema
+
+    forget("schema")
     schema.check_arguments(tool.input_schema, args)
+
+
+def _checked_call(tool, args, link):
+    _check(tool, args)
     return tool.call(args, link)
 
 
@@ -342,11 +320,14 @@ class Dispatcher:
     def add(self, tool):
         """Register a tool; ValueError if its name is taken or malformed, or it cannot fit in a page."""
         name = tool.name
-        if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME or [c for c in name if c not in _NAME_CHARS]:
-            raise ValueError("tool name must be 1-%d of [A-Za-z0-9_.-], got %r" % (_MAX_NAME, name))
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or [c for c in name if c not in _NAME_CHARS]:
+            raise ValueError("tool name must be 1-%d of [A-Za-z0-9_.-], got %r" % (MAX_NAME, name))
         if self.find(name) is not None:
             raise ValueError("tool %s is already registered" % name)
-        size = _utf8_len(self._entry(tool))
+        from memory import mcplist
+
+        forget("mcplist")
+        size = _utf8_len(mcplist.entry(tool))
         limit = PAGE_BYTES - 200
         if size > limit:
             raise ValueError("tool %s lists as %d bytes, more than a %d-byte page allows" % (name, size, limit))
@@ -439,7 +420,10 @@ class Dispatcher:
             if method == "tools/call":
                 return (yield from self._call(rid, params, link))
             if method == "tools/list":
-                return self._list(rid, params, link)
+                from memory import mcplist  # loaded for the answer only
+
+                forget("mcplist")
+                return mcplist.page(self, rid, params, link)
             if method == "ping":
                 return _response(rid, "{}")
             if method == "initialize":
@@ -448,7 +432,7 @@ class Dispatcher:
             return _error(rid, INVALID_PARAMS, str(e))
         except Exception as e:  # a bug must cost one answer, never the link
             return _error(rid, INTERNAL_ERROR, "internal error: " + error_message(e))
-        return _error(rid, METHOD_NOT_FOUND, "method not found: %s" % method[:_MAX_NAME])
+        return _error(rid, METHOD_NOT_FOUND, "method not found: %s" % method[:MAX_NAME])
 
     def _initialize(self, params, link):
         asked = params.get("protocolVersion")
@@ -465,44 +449,14 @@ class Dispatcher:
             result["instructions"] = self.instructions
         return result
 
-    def _entry(self, tool):
-        entry = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
-        annotations = tool.annotations
-        if tool.user_only:
-            annotations = dict(annotations or {})
-            annotations["audience"] = ["user"]
-        if annotations:
-            entry["annotations"] = annotations
-        return dumps(entry)
 
-    def _list(self, rid, params, link):
-        cursor = params.get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            raise _ParamsError("cursor must be a string")
-        with_user = params.get("withUserTools") is True and link.trusted
-        visible = [t for t in self.tools if with_user or not t.user_only]
-        start = 0
-        if cursor:
-            while start < len(visible) and visible[start].name != cursor:
-                start += 1
-            if start == len(visible):
-                raise _ParamsError("unknown cursor %r" % cursor[:_MAX_NAME])
-        # Bytes left for entries: the envelope with this id, room for a nextCursor, the commas.
-        budget = PAGE_BYTES - 1 - _utf8_len(_response(rid, '{"tools":[]}')) - _CURSOR_RESERVE - _MAX_NAME
-        entries = []
-        i = start
-        while i < len(visible):
-            entry = self._entry(visible[i])
-            cost = _utf8_len(entry) + (1 if entries else 0)
-            if entries and cost > budget:
-                break
-            entries.append(entry)
-            budget -= cost
-            i += 1
-        result = '{"tools":[' + ",".join(entries) + "]"
-        if i < len(visible):
-            result += ',"nextCursor":%s' % dumps(visible[i].name)
-        return _response(rid, result + "}")
+    def too_big(self, exc):
+        """The JSON-RPC error for a message ws read past (ws.MessageTooBig), with its id if the
+        message's first bytes hold one, so that the client's waiting request ends (memory.oversize)."""
+        from memory import oversize
+
+        forget("oversize")
+        return oversize.answer(self, exc)
 
     def call_local(self, name, args, link):
         """A tools/call result for a caller on the device itself (the serial transport).
@@ -511,7 +465,7 @@ class Dispatcher:
         """
         tool = self.find(name, link)
         if tool is None:
-            return tool_error("unknown tool %r" % name[:_MAX_NAME])
+            return tool_error("unknown tool %r" % name[:MAX_NAME])
         try:
             if not isinstance(args, dict):
                 raise ValueError("arguments must be an object")
@@ -527,30 +481,20 @@ class Dispatcher:
             return spoken.say(exc, self.language, error_message(exc))
         return error_message(exc)
 
-    def too_big(self, exc):
-        """The JSON-RPC error for a message ws read past (ws.MessageTooBig), with its id if the
-        message's first bytes hold one, so that the client's waiting request ends."""
-        from memory import spoken
-        from memory.refusal import Refusal
-
-        said = spoken.say(Refusal("", "too_big", None, exc.size, exc.limit), self.language)
-        message = "%s (message of %d bytes; the limit is %d bytes of UTF-8 JSON)" % (said, exc.size, exc.limit)
-        return _error(_head_id(exc.head), INVALID_REQUEST, message)
-
     def _call(self, rid, params, link):
         name = params.get("name")
         if not isinstance(name, str):
             raise _ParamsError("name must be a string")
         tool = self.find(name, link)
         if tool is None:
-            raise _ParamsError("unknown tool %r" % name[:_MAX_NAME])
+            raise _ParamsError("unknown tool %r" % name[:MAX_NAME])
         args = params.get("arguments")
         if args is None:
             args = {}
         if not isinstance(args, dict):
             raise _ParamsError("arguments must be an object")
         try:
-            schema.check_arguments(tool.input_schema, args)
+            _check(tool, args)
             value = yield from tool.call_steps(args, link)
             if isinstance(value, Streamed):
                 pieces = value.pieces()

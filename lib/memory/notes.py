@@ -17,7 +17,6 @@ from memory.records import (
     ROLES,
     UPDATED,
     decode,
-    emotion_code,
     int_field,
     int_value,
     same,
@@ -92,7 +91,9 @@ class Moments:
     def write(self, fields, truncated):
         topic = text_field(fields, "topic", 24, truncated, required=False)
         content = text_field(fields, "content", MOMENT_SIZE - _MOMENT_TEXT, truncated)
-        emotion = emotion_code(_first(fields, "emotion", "emotion_type", 0))
+        from memory import fieldcodes
+
+        emotion = fieldcodes.emotion_code(_first(fields, "emotion", "emotion_type", 0))
         intensity = int_value("intensity", _first(fields, "intensity", "emotion_intensity", 3), 1, 5)
         importance = int_field(fields, "importance", 1, 5, 3)
         t = self.table

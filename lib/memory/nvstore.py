@@ -16,15 +16,15 @@ ERR_NOT_FOUND = const(-4354)
 ERR_FULL = const(-4357)
 ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
-_ENTRY = const(32)
+ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
-_ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
+ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
 _ERASED = b"\xff\xff"
 
 
 def blob_entries(size):
     """NVS entries a blob of `size` bytes costs on a fresh page: chunk header, data, index."""
-    return 2 + (size + _ENTRY - 1) // _ENTRY
+    return 2 + (size + ENTRY - 1) // ENTRY
 
 
 class Table:
@@ -110,40 +110,13 @@ class NvStore:
         self.changed_at = None  # when the last change was made
         self.corrupt = []  # keys whose stored blob had the wrong size, ignored at load
 
-    def load(self):
-        """Fill every table from NVS; missing keys are empty slots."""
-        try:
-            self._saved_id = self._nvs.get_i32(_ID_KEY)
-        except OSError as e:
-            if e.args[0] != ERR_NOT_FOUND:
-                raise
-        top = 0
-        for t in self.tables:
-            block = t.size * t.per_key
-            view = memoryview(t.buf)
-            for n in range(t.keys()):
-                start = n * block
-                try:
-                    got = self._nvs.get_blob(t.key(n), view[start : start + block])
-                except OSError as e:
-                    if e.args[0] == ERR_NOT_FOUND:
-                        continue
-                    if e.args[0] != ERR_LENGTH:
-                        raise
-                    got = -1
-                if got != block:
-                    self.corrupt.append(t.key(n))
-                    for i in range(start, start + block):
-                        t.buf[i] = 0
-                    continue
-                top = max(top, _mark_used(t, n))
-        self.next_id = max(self._saved_id, top) + 1
-        self._logged_id = self.next_id - 1
 
     # ---- journal records: the images of the keys changed since the last record ----
 
     def unlogged(self):
-        """A journal record of every key changed since the last one (None when there is none).
+        """A journal record of every key changed since the last one, as a list of pieces to write
+        one after the other (None when there is none). The key images are views of the tables:
+        the record is written before anything changes them, and never built whole.
 
         `<I` the last id handed out, then per key: name length (B), name, data length (H,
         0xFFFF for an erased key), data.
@@ -151,6 +124,7 @@ class NvStore:
         parts = [struct.pack("<I", self.next_id - 1)]
         for t in self.tables:
             block = t.size * t.per_key
+            view = memoryview(t.buf)
             for n in range(t.keys()):
                 if not t.unlogged[n]:
                     continue
@@ -158,9 +132,9 @@ class NvStore:
                 if t.per_key == 1 and not t.used[n]:
                     parts.append(struct.pack("<B", len(key)) + key + _ERASED)
                 else:
-                    parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block)
-                                 + bytes(t.buf[n * block : (n + 1) * block]))
-        return b"".join(parts) if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
+                    parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block))
+                    parts.append(view[n * block : (n + 1) * block])
+        return parts if len(parts) > 1 or self.next_id - 1 > self._logged_id else None
 
     def logged(self):
         """The keys of the last unlogged() record are in the journal now."""
@@ -169,48 +143,6 @@ class NvStore:
             for n in range(t.keys()):
                 t.unlogged[n] = 0
 
-    def replay(self, record):
-        """Put a journal record's key images back into the tables, marked for the next flush.
-
-        Images overwrite whole keys, so replaying a record twice, or one NVS already holds,
-        changes nothing. Returns the number of keys taken; unknown keys and wrong sizes are skipped.
-        """
-        self.next_id = max(self.next_id, struct.unpack_from("<I", record, 0)[0] + 1)
-        pos = 4
-        taken = 0
-        while pos < len(record):
-            klen = record[pos]
-            key = bytes(record[pos + 1 : pos + 1 + klen]).decode()
-            pos += 1 + klen
-            dlen = struct.unpack_from("<H", record, pos)[0]
-            pos += 2
-            data = b"" if dlen == _ERASE_LEN else record[pos : pos + dlen]
-            pos += len(data)
-            t, n = self._find_key(key)
-            if t is None or (data and len(data) != t.size * t.per_key) or (not data and t.per_key != 1):
-                continue
-            block = t.size * t.per_key
-            if data:
-                t.buf[n * block : (n + 1) * block] = data
-                top = _mark_used(t, n)
-                if top >= self.next_id:
-                    self.next_id = top + 1
-            else:
-                for i in range(n * block, (n + 1) * block):
-                    t.buf[i] = 0
-                t.used[n] = 0
-            t.dirty[n] = 1
-            taken += 1
-        if taken:
-            self._touch()
-        return taken
-
-    def _find_key(self, key):
-        for t in self.tables:
-            p = len(t.prefix)
-            if key[:p] == t.prefix and key[p:].isdigit() and int(key[p:]) < t.keys():
-                return t, int(key[p:])
-        return None, 0
 
     def keep_ids_above(self, rid):
         if rid >= self.next_id:

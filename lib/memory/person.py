@@ -21,9 +21,7 @@ from memory.records import (
     PROFILE_FMT,
     PROFILE_SIZE,
     UPDATED,
-    check_birthday,
     decode,
-    gender_code,
     int_field,
     int_value,
     same,
@@ -54,9 +52,13 @@ class Profile:
         if kind == "age":
             value = int_value("age", value, 0, 150)
         elif kind == "gender":
-            value = gender_code(value)
+            from memory import fieldcodes
+
+            value = fieldcodes.gender_code(value)
         elif kind == "birthday":
-            value = check_birthday(value).encode()
+            from memory import fieldcodes
+
+            value = fieldcodes.check_birthday(value).encode()
         else:
             value = text_field({kind: value}, kind, 32, truncated)
         return self.set(kind, value)

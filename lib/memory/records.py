@@ -7,7 +7,6 @@ import struct
 
 from micropython import const
 
-from memory import clock
 from memory.refusal import Refusal
 
 # Profile: learned-at times of name, age, gender, location, birthday; then those five fields: name,
@@ -57,7 +56,6 @@ _TOLD = const(4)
 _U32_MAX = const(0xFFFFFFFF)
 
 GENDERS = ("male", "female", "other")
-_GENDER_ALIASES = {"男": "male", "女": "female", "其他": "other", "m": "male", "f": "female"}
 EMOTIONS = ("neutral", "happy", "sad", "excited", "worried", "touched")
 ROLES = ("user", "assistant")
 
@@ -148,41 +146,6 @@ def int_field(fields, name, lo, hi, default=None):
             raise Refusal("%s is required" % name, "missing", name)
         return default
     return int_value(name, value, lo, hi)
-
-
-def gender_code(value):
-    """1 male, 2 female, 3 other; accepts the English names and the Chinese words."""
-    if not isinstance(value, str):
-        raise Refusal("gender must be a string, got %r" % (value,), "type", "gender", value, "string")
-    name = _GENDER_ALIASES.get(value.strip(), value.strip().lower())
-    if name not in GENDERS:
-        raise Refusal("gender must be one of male, female, other, got %r" % value, "choice", "gender", value, GENDERS)
-    return GENDERS.index(name) + 1
-
-
-def check_birthday(value):
-    """'YYYY-MM-DD' or 'MM-DD', a real calendar day (Feb 29 allowed without a year)."""
-    if not isinstance(value, str):
-        raise Refusal("birthday must be a string, got %r" % (value,), "type", "birthday", value, "string")
-    value = value.strip()
-    if len(value) == 10:
-        clock.parse_date(value, "birthday")
-        return value
-    if len(value) == 5 and value[2] == "-" and value[:2].isdigit() and value[3:].isdigit():
-        m, d = int(value[:2]), int(value[3:])
-        if 1 <= m <= 12 and 1 <= d <= clock.days_in_month(2000, m):
-            return value
-    raise Refusal("birthday must be YYYY-MM-DD or MM-DD, got %r" % value, "format", "birthday", value, "1996-03-15")
-
-
-def emotion_code(value):
-    """An emotion name (neutral, happy, sad, excited, worried, touched) or its number 0-5."""
-    if isinstance(value, str) and not value.strip().isdigit():
-        name = value.strip().lower()
-        if name not in EMOTIONS:
-            raise Refusal("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value), "choice", "emotion", value, EMOTIONS)
-        return EMOTIONS.index(name)
-    return int_value("emotion", value, 0, len(EMOTIONS) - 1)
 
 
 def _flag(name, value):

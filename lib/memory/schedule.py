@@ -3,7 +3,6 @@
 from micropython import const
 
 from memory import clock
-from memory.records import trim
 from memory.refusal import Refusal
 
 REPEATS = ("none", "daily", "weekly", "monthly")
@@ -11,9 +10,7 @@ _DAY = const(86400)
 _DURATION = const(3600)  # a schedule is taken to last an hour when checking conflicts
 _REMIND_AHEAD = const(3600)
 _CLEAN_AFTER = const(7 * 86400)
-_SLOT_STEP = const(1800)
-_MAX_SUGGESTIONS = const(3)
-_MAX_CONTENT = const(64)
+DURATION = _DURATION  # for memory.schededit (a const() with an underscore is no module attribute)
 CLOCK_UNSET = "the device clock is not set yet, so no reminders fire until it is (NTP or set_clock)"
 
 
@@ -31,14 +28,6 @@ def parse_repeat(repeat):
     return REPEATS.index(repeat)
 
 
-def parse_priority(priority):
-    if priority is None:
-        return 3
-    if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 5:
-        raise Refusal("priority must be an integer 1-5, got %r" % (priority,), "range", "priority", priority, (1, 5))
-    return priority
-
-
 def next_occurrence(when, repeat, anchor_day):
     """The start after `when` of a repeating schedule; monthly keeps `anchor_day`, clamped to month end."""
     if repeat == 1:
@@ -54,10 +43,6 @@ def next_occurrence(when, repeat, anchor_day):
         last = clock.days_in_month(y, m)
         return clock.from_local(y, m, day if day < last else last, h, mi)
     raise ValueError("schedule does not repeat")
-
-
-def overlaps(a_start, b_start, duration=_DURATION):
-    return a_start < b_start + duration and b_start < a_start + duration
 
 
 def to_dict(ev):
@@ -85,130 +70,20 @@ class Schedules:
     def active(self):
         return [ev for ev in self.store.events() if not ev.completed]
 
-    def conflicts(self, when, ignore=None):
-        return [ev for ev in self.active() if ev is not ignore and overlaps(ev.when, when)]
-
-    def suggest(self, when):
-        """Up to three free start times on the same local day, nearest to `when` first."""
-        y, m, d = clock.local_parts(when)[:3]
-        day_start = clock.from_local(y, m, d)
-        busy = [ev.when for ev in self.active()]
-        found = []
-        step = 1
-        while len(found) < _MAX_SUGGESTIONS and step * _SLOT_STEP < _DAY:
-            for t in (when + step * _SLOT_STEP, when - step * _SLOT_STEP):
-                if day_start <= t <= day_start + _DAY - _DURATION and t not in found:
-                    if not any(overlaps(b, t) for b in busy):
-                        found.append(t)
-            step += 1
-        return [clock.format_local(t)[11:] for t in sorted(found[:_MAX_SUGGESTIONS])]
+    # Changes (memory.schededit): add one, complete or delete the one `content` names.
 
     def add(self, content, datetime_text, repeat=None, priority=None, force=False, now=None):
-        sent = content
-        content = _check_content(content)
-        when = clock.parse_local_datetime(datetime_text)
-        rep = parse_repeat(repeat)
-        prio = parse_priority(priority)
-        for ev in self.active():
-            if ev.content == content and ev.when == when:
-                return {"result": "NOOP", "schedule": to_dict(ev)}
-        clash = self.conflicts(when)
-        if clash and not force:
-            return {
-                "result": "CONFLICT",
-                "conflicts": [to_dict(ev) for ev in clash],
-                "suggested_times": self.suggest(when),
-                "hint": "pass force=true to keep both",
-            }
-        ev = self._event()
-        ev.content = content
-        ev.when = when
-        ev.repeat = rep
-        ev.anchor_day = clock.local_parts(when)[2]
-        ev.priority = prio
-        ev.event_type = "schedule"
-        ev.reminded = 0
-        ev.told = 0
-        ev.completed = 0
-        ev.completed_at = 0
-        ev.learned_at = clock.now() if now is None else now
-        result = {"result": self.store.add_event(ev), "schedule": to_dict(ev)}
-        if content != sent:
-            result["truncated"] = ["content"]
-        if not clock.is_set(now):
-            result["warning"] = CLOCK_UNSET
-        return result
+        return _edit().add(self, content, datetime_text, repeat, priority, force, now)
 
     def find(self, content, datetime_text=None, completed_too=False):
-        """The schedule whose content is `content` exactly, else the only one containing it; with
-        `datetime_text`, the one starting then (two schedules may share a text). Completed one-offs
-        are looked at only when `completed_too` and no active schedule matches."""
-        content = _check_content(content)
-        when = None if datetime_text is None else clock.parse_local_datetime(datetime_text)
-        found = _matching(self.active(), content, when)
-        if not found and completed_too:
-            found = _matching([ev for ev in self.store.events() if ev.completed], content, when)
-        if not found:
-            raise Refusal("no schedule matches %r%s" % (content, "" if when is None else " at " + datetime_text),
-                          "nomatch", "schedule", content)
-        if len(found) > 1:
-            named = ["%s %s" % (ev.content, clock.format_local(ev.when)) for ev in found]
-            raise Refusal(
-                "%r matches %d schedules; pass datetime to say which: %s" % (content, len(found), "; ".join(named)),
-                "many", "schedule", content, named,
-            )
-        return found[0]
+        return _edit().find(self, content, datetime_text, completed_too)
 
     def complete(self, content, now=None, datetime_text=None):
-        """Mark the occurrence nearest to now done, once: the answer names it ("completed") and,
-        for a repeating schedule, the next one, which replaces it in the same single write.
-
-        A second call for an occurrence already done (a client retrying, two clients at once)
-        answers NOOP with the same two, so no occurrence is ever skipped.
-        """
-        now = clock.now() if now is None else now
-        try:
-            ev = self.find(content, datetime_text)
-        except ValueError:
-            done = self._completed_once(content)
-            if done is None or datetime_text is not None and clock.format_local(done.when) != datetime_text:
-                raise
-            return {"result": "NOOP", "completed": to_dict(done), "detail": "already completed"}
-        if not ev.repeat:
-            ev.completed = 1
-            ev.completed_at = now
-            self.store.update_event(ev)
-            return {"result": "UPDATED", "completed": to_dict(ev)}
-        last = ev.completed_at  # a repeating schedule keeps the start of the occurrence last completed
-        when = ev.when
-        nxt = next_occurrence(when, ev.repeat, ev.anchor_day)
-        # Walk forward while the following occurrence is nearer to now (catching up missed ones).
-        while abs(nxt - now) <= abs(now - when):
-            when, nxt = nxt, next_occurrence(nxt, ev.repeat, ev.anchor_day)
-        if last and abs(now - last) < abs(when - now):
-            done = to_dict(ev)
-            done["datetime"] = clock.format_local(last)
-            return {"result": "NOOP", "completed": done, "next": to_dict(ev), "detail": "already completed"}
-        ev.when = when
-        done = to_dict(ev)
-        ev.when = nxt
-        ev.completed_at = when
-        ev.reminded = 0
-        ev.told = 0
-        ev.completed = 0
-        self.store.update_event(ev)
-        return {"result": "UPDATED", "completed": done, "next": to_dict(ev)}
-
-    def _completed_once(self, content):
-        """The completed one-off schedule `content` names exactly, or None."""
-        for ev in self.store.events():
-            if ev.completed and not ev.repeat and ev.content == trim(content if isinstance(content, str) else ""):
-                return ev
-        return None
+        return _edit().complete(self, content, now, datetime_text)
 
     def delete(self, content, datetime_text=None):
-        ev = self.find(content, datetime_text, completed_too=True)
-        return {"result": self.store.delete_event(ev), "schedule": to_dict(ev)}
+        return _edit().delete(self, content, datetime_text)
+
 
     def upcoming(self, limit=16):
         """Schedules not yet completed, soonest first."""
@@ -303,19 +178,8 @@ def reminder_text(item, language="zh"):
     return text % (hhmm, item["content"])
 
 
-def _matching(events, content, when):
-    """Events with exactly this content, else those containing it; only those at `when` if given."""
-    if when is not None:
-        events = [ev for ev in events if ev.when == when]
-    exact = [ev for ev in events if ev.content == content]
-    return exact or [ev for ev in events if content in ev.content]
+def _edit():
+    # Loaded by the first change to a schedule, then kept.
+    from memory import schededit
 
-
-def _check_content(content):
-    trimmed = trim(content) if isinstance(content, str) else ""
-    if not trimmed:
-        raise Refusal("content must be a non-empty string, got %r" % (content,), "empty", "content", content)
-    content = trimmed
-    if len(content.encode()) > _MAX_CONTENT:
-        raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))
-    return content
+    return schededit

@@ -28,7 +28,7 @@ def _read(device):
 
 
 def _nvs(device):
-    return not device.store.stats()["corrupt_keys"]
+    return not device.store.corrupt_keys
 
 
 def _archive(device):

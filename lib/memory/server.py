@@ -9,7 +9,7 @@ import time
 
 from micropython import const
 
-from memory import mcp, ws
+from memory import forget, mcp, ws
 
 PORT = const(8765)
 PATH = "/mcp"
@@ -27,30 +27,6 @@ def client_budget(links):
     clients, one more connection accepted only to be refused (503), and one for NTP or DNS.
     """
     return min(_MAX_CLIENTS, _SOCKETS - 4 - links)
-
-
-def same_secret(given, expected):
-    """Compare two secrets in time that depends only on the expected one's length."""
-    a = given.encode() if isinstance(given, str) else given
-    b = expected.encode()
-    diff = len(a) ^ len(b)
-    n = len(a)
-    for i in range(len(b)):
-        diff |= (a[i % n] if n else 0) ^ b[i]
-    return diff == 0
-
-
-def request_token(request):
-    """The token a request carries: Authorization: Bearer T, else ?token=T; None without one."""
-    auth = request.headers.get("authorization", "")
-    if auth[:7].lower() == "bearer ":
-        return auth[7:].strip()
-    return request.query.get("token")
-
-
-async def _close_after(writer, seconds):
-    await asyncio.sleep(seconds)
-    writer.close()
 
 
 class Connection:
@@ -127,40 +103,14 @@ class Server:
                 pass
         return sent
 
-    async def _refuse(self, writer, status, body, headers=None):
-        self.refused += 1
-        await ws.respond(writer, status, body, headers)
 
     async def _upgrade(self, reader, writer, peer):
-        # A client that never finishes its request is cut off: closing the stream ends the read.
-        timer = asyncio.create_task(_close_after(writer, self.handshake_timeout))
-        try:
-            request = await ws.read_request(reader)
-        except ws.HandshakeError as e:
-            await self._refuse(writer, e.status, e.message)
-            return None
-        finally:
-            timer.cancel()
-        if request.path != self.path:
-            await self._refuse(writer, 404, "no WebSocket endpoint at this path; use %s" % self.path)
-            return None
-        token = request_token(request)
-        if token is None or not same_secret(token, self.token):
-            await self._refuse(writer, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
-            return None
-        if len(self.connections) + self._upgrading >= self.max_clients:
-            await self._refuse(writer, 503, "too many clients (%d)" % self.max_clients)
-            return None
-        self._upgrading += 1
-        try:
-            conn = Connection(await ws.accept(reader, writer, request, (SUBPROTOCOL,)), peer)
-        except ws.HandshakeError as e:
-            await self._refuse(writer, e.status, e.message)
-            return None
-        finally:
-            self._upgrading -= 1
-        self.connections.append(conn)
-        return conn
+        # The upgrade's code (memory.gate, memory.wshttp) is loaded for the handshake only.
+        from memory import gate
+
+        forget("gate")
+        forget("wshttp")
+        return await gate.handshake(self, reader, writer, peer)
 
     async def _serve(self, reader, writer):
         conn = None

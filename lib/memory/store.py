@@ -10,7 +10,7 @@ import struct
 
 from micropython import const
 
-from memory import clock, steps
+from memory import clock, forget, steps
 from memory.notes import Chat, Moments, Notes
 from memory.nvstore import NvStore, Table
 from memory.person import PROFILE_FIELDS, Affection, Family, Preferences, Profile
@@ -29,7 +29,7 @@ from memory.records import (
     int_value,
 )
 from memory.refusal import Refusal
-from memory.space import MemoryFull, explain
+from memory.space import explain
 
 TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
 READ_TYPES = TYPES + ("profile", "schedule", "affection")
@@ -63,6 +63,7 @@ class Store:
         self.journal_error = None  # why the last commit went to NVS instead of the journal
         tables = []
         self._nv = NvStore(namespace, tables, self._now)
+        self.corrupt_keys = self._nv.corrupt  # NVS keys whose blob had the wrong size at load (ignored)
         nv, now = self._nv, self._now
         self._profile = Profile(nv, now)
         self._prefs = Preferences(nv, now)
@@ -81,23 +82,18 @@ class Store:
                      self._notes["habit"], self._moments, self._notes["goal"], self._chat, self._affection):
             tables.append(part.table)
         tables.append(self._events)
-        nv.load()
-        self.replayed = self._replay()
+        from memory import storeload  # used once: unloaded again below
+
+        storeload.load_tables(nv)
+        # Keys the journal holds that the last flush may not have written (the power went first).
+        self.replayed = storeload.replay_journal(self.journal, nv) if self.journal is not None else 0
+        forget("storeload")
         self._chat.loaded()
         if self.replayed:
             try:
                 self.flush()
             except OSError as e:  # the records stay in RAM and in the journal
                 print("memory: flushing the replayed journal failed:", e)
-
-    def _replay(self):
-        """Keys the journal holds that the last flush may not have written (the power went first)."""
-        if self.journal is None:
-            return 0
-        taken = 0
-        for record in self.journal.records():
-            taken += self._nv.replay(record)
-        return taken
 
     def _stamp(self):
         return self._restoring_at or self._clock()
@@ -261,17 +257,11 @@ class Store:
 
     # ---- archive rules ----
 
-    def _archive_oldest(self, kind, table, n):
-        return steps.finish(self._archive_oldest_steps(kind, table, n))
 
-    def _archive_oldest_steps(self, kind, table, n):
-        try:
-            return (yield from self._archive_steps(kind, table, table.oldest_first()[:n]))
-        except MemoryFull as e:
-            raise MemoryFull("%s was not stored: %s" % (kind, e))
-        except (OSError, ValueError) as e:
-            raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
-                          % (kind, table.cap, n, explain(e)))
+    # ---- the archive (memory.hotarchive) ----
+
+    def _archive_oldest(self, kind, table, n):
+        return steps.finish(_handover().archive_oldest_steps(self, kind, table, n))
 
     def room_steps(self, kind):
         """Before a write of `kind` (a generator of steps, memory.steps): when its table is full and
@@ -285,25 +275,7 @@ class Store:
             return 0
         if table.free_slot() >= 0 or self.archiver is None:
             return 0
-        return (yield from self._archive_oldest_steps(kind, table, n))
-
-    def _archive_steps(self, kind, table, slots):
-        """Hand records to the archive, then drop them from NVS: a crash between can duplicate, never
-        lose. A generator of steps (memory.steps)."""
-        if self.archiver is None:
-            raise OSError("no archive is configured")
-        if kind == "event":
-            items = [_event_item(Event.unpack(table.buf, s * EVENT_SIZE)) for s in slots]
-        else:
-            part = self._moments if kind == "moment" else self._notes[kind]
-            items = [part.archive_item(s) for s in slots]
-        # An id that reached the archive must never be handed out again, even if power fails
-        # before the next flush (only records added since the last flush can need this write).
-        self._nv.save_ids(max(i["id"] for i in items))
-        yield from self.archiver.append_steps(kind, items)
-        for s in slots:
-            self._nv.clear(table, s)
-        return len(slots)
+        return (yield from _handover().archive_oldest_steps(self, kind, table, n))
 
     def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY):
         """Archive facts and moments learned over `max_age_days` ago and one-off events that ended more
@@ -312,31 +284,7 @@ class Store:
 
     def archive_aged_steps(self, now=None, max_age_days=30, event_grace=_DAY):
         """archive_aged() as a generator (memory.steps): a step per kind, then the flush's."""
-        now = self._now() if now is None else now
-        out = {"fact": 0, "moment": 0, "event": 0}
-        if not clock.is_set(now):
-            out["skipped"] = "clock is not set"
-            return out
-        cutoff = now - max_age_days * _DAY
-        for kind, t in (("fact", self._notes["fact"].table), ("moment", self._moments.table),
-                        ("event", self._events)):
-            slots = []
-            for s in t.oldest_first():
-                if kind == "event":
-                    ev = Event.unpack(t.buf, s * EVENT_SIZE)
-                    if ev.repeat == 0 and ev.when + event_grace < now:
-                        slots.append(s)
-                elif t.u32(s, 4) < cutoff:
-                    slots.append(s)
-            if not slots:
-                continue
-            yield
-            try:
-                out[kind] = yield from self._archive_steps(kind, t, slots)
-            except (OSError, ValueError) as e:
-                out.setdefault("errors", []).append("%s: %s" % (kind, explain(e)))
-        yield from self.flush_steps()
-        return out
+        return (yield from _handover().archive_aged_steps(self, now, max_age_days, event_grace))
 
     # ---- batching ----
 
@@ -448,11 +396,6 @@ class Store:
         return out
 
 
-def _event_item(ev):
-    return {"id": ev.id, "type": "event", "learned_at": ev.learned_at, "content": ev.content, "when": ev.when,
-            "event_type": ev.event_type, "priority": ev.priority, "repeat": ev.repeat, "completed": ev.completed}
-
-
 def _fields(fields):
     if fields is None:
         return {}
@@ -476,3 +419,10 @@ def _nvs_flash():
     import esp32
 
     return esp32.nvs_flash() if hasattr(esp32, "nvs_flash") else None
+
+
+def _handover():
+    # Loaded by the first record handed to the archive, then kept.
+    from memory import hotarchive
+
+    return hotarchive

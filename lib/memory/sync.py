@@ -1,4 +1,5 @@
-# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup).
+# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup,
+# loaded by the first export or import).
 #
 # A batch is all or nothing as the host sees it: the answer lists what each op did, and an op
 # answered REFUSED changed nothing. The replay log (memory.replaylog) gets the answer after the
@@ -14,7 +15,6 @@
 from micropython import const
 
 from memory import steps
-from memory.backup import Exporter, restore
 from memory.replaylog import ReplayLog
 from memory.service import coin_amount
 from memory.space import explain
@@ -32,7 +32,7 @@ class Sync:
         self.memory = memory
         self.log = ReplayLog(log_base, room)
         self._coins = 0  # total_coins_spent as the batch being applied has left it
-        self._exporter = Exporter(memory)
+        self._exporter = None  # memory.backup's, made by the first export
 
     def apply(self, batch_id, ops):
         return steps.finish(self.apply_steps(batch_id, ops))
@@ -86,6 +86,8 @@ class Sync:
     def _apply_one(self, op):
         # One op's result, as a generator of steps (memory.steps).
         if isinstance(op, dict) and op.get("op") == "restore":  # one export record, from import_records
+            from memory.backup import restore  # export and import load memory.backup, apply does not
+
             out = restore(self.memory, op.get("record"))
             out["op"] = "restore"
             return out
@@ -131,6 +133,10 @@ class Sync:
     def export_steps(self, cursor=None, limit=100, archive=False):
         """A page of export records (memory.backup) as a generator of steps (memory.steps);
         `next_cursor` continues, None at the end."""
+        if self._exporter is None:
+            from memory.backup import Exporter
+
+            self._exporter = Exporter(self.memory)
         return self._exporter.page_steps(cursor, limit, archive)
 
     def import_records(self, batch_id, records):

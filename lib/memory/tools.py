@@ -1,6 +1,6 @@
 # The MCP tools: `memory` for the model, `memory_sync` for the host companion (trusted links only).
 
-from memory import clock, mcp, steps, tool_schema
+from memory import clock, forget, mcp, steps
 from memory.refusal import Refusal
 
 
@@ -11,11 +11,26 @@ def _need(args, name):
     return value
 
 
+def _definitions():
+    # The tool definitions (5 KB of text and dicts in RAM) are needed only to list the tools and to
+    # check a call's arguments: loaded for that one use, then unloaded again.
+    from memory import tool_schema
+
+    forget("tool_schema")
+    return tool_schema
+
+
 class MemoryTool(mcp.Tool):
     name = "memory"
-    description = tool_schema.MEMORY_DESCRIPTION
-    input_schema = tool_schema.MEMORY_SCHEMA
     spoken = True
+
+    @property
+    def description(self):
+        return _definitions().MEMORY_DESCRIPTION
+
+    @property
+    def input_schema(self):
+        return _definitions().MEMORY_SCHEMA
 
     def __init__(self, memory):
         self.memory = memory  # a memory.service.MemoryService
@@ -55,10 +70,16 @@ class MemoryTool(mcp.Tool):
 
 class SyncTool(mcp.Tool):
     name = "memory_sync"
-    description = tool_schema.SYNC_DESCRIPTION
-    input_schema = tool_schema.SYNC_SCHEMA
     annotations = {"audience": ["user"]}
     user_only = True
+
+    @property
+    def description(self):
+        return _definitions().SYNC_DESCRIPTION
+
+    @property
+    def input_schema(self):
+        return _definitions().SYNC_SCHEMA
 
     def __init__(self, memory, sync):
         self.memory = memory

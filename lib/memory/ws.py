@@ -1,4 +1,4 @@
-# WebSocket (RFC 6455) over asyncio streams: client and server handshakes, frames, messages, close.
+# WebSocket (RFC 6455) over asyncio streams: frames, messages, close (the HTTP upgrade is memory.wshttp).
 #
 # Works with CPython's StreamReader/StreamWriter and MicroPython's asyncio Stream (where reader and
 # writer are one object). Only readexactly, readline, write, drain, close and wait_closed are used.
@@ -46,13 +46,8 @@ MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
 SKIP_MAX = const(262144)  # bytes of an oversized message read past (and answered) rather than closed on
 _HEAD = const(96)  # bytes kept of a skipped message: enough to find its JSON-RPC id
 STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
-_MAX_CONTROL = const(125)
-_MAX_HEADERS = const(48)
-_MAX_LINE = const(4096)
-_MAX_REFUSAL = const(512)  # bytes of a refused upgrade's body that are read and reported
-_CLOSE_WAIT = const(3)  # seconds to wait for the peer's half of the close handshake
+MAX_CONTROL = const(125)
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-_HEX = "0123456789abcdefABCDEF"
 _MAX_HEAD = const(14)  # bytes of the longest frame header: 2 + 8 (length) + 4 (masking key)
 # MicroPython's Stream.write copies what the socket does not take at once, so one buffer serves
 # every frame of every connection; CPython's transport may keep a reference to what it was given.
@@ -71,18 +66,6 @@ try:
     from memory.wsmask import mask_into  # machine code where the port has the viper emitter
 except Exception:  # ImportError on CPython, SyntaxError on ports without a native emitter
     mask_into = _mask_plain
-
-_REASONS = {
-    101: "Switching Protocols",
-    400: "Bad Request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    426: "Upgrade Required",
-    500: "Internal Server Error",
-    503: "Service Unavailable",
-}
-
 
 class WebSocketError(Exception):
     pass
@@ -207,16 +190,6 @@ def _char_start(buf, n):
     return i if n - i < need else n
 
 
-def _close_payload(code, reason):
-    if code == CLOSE_NO_STATUS:
-        return b""
-    return struct.pack(">H", code) + reason.encode()[:_MAX_CONTROL - 2]
-
-
-def _valid_close_code(code):
-    return (1000 <= code <= 1014 and code not in (1004, 1005, 1006)) or 3000 <= code <= 4999
-
-
 class WebSocket:
     """One open WebSocket connection. The client role masks what it sends; the server role expects masks."""
 
@@ -303,7 +276,7 @@ class WebSocket:
         raise ConnectionClosed(CLOSE_INTERNAL_ERROR, "message cut off: %r" % (failure,))
 
     async def ping(self, data=b""):
-        await self._send_frame(OP_PING, data[:_MAX_CONTROL])
+        await self._send_frame(OP_PING, data[:MAX_CONTROL])
 
     async def _send_frame(self, op, payload, fin=True):
         # The lock keeps frames of two tasks whole, and whole messages apart.
@@ -412,7 +385,7 @@ class WebSocket:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "unknown opcode %d" % op)
         if bool(b1 & 0x80) == self.client:
             raise _Fail(CLOSE_PROTOCOL_ERROR, "server frames must not be masked" if self.client else "client frames must be masked")
-        if op >= OP_CLOSE and (n > _MAX_CONTROL or not b0 & 0x80):
+        if op >= OP_CLOSE and (n > MAX_CONTROL or not b0 & 0x80):
             raise _Fail(CLOSE_PROTOCOL_ERROR, "control frame fragmented or over 125 bytes")
         # The extended length and the masking key come in one read (one read less per frame).
         extra = 2 if n == 126 else 8 if n == 127 else 0
@@ -439,49 +412,19 @@ class WebSocket:
             payload = mask(payload, key)
         return op, b0 & 0x80, payload
 
-    async def _on_close(self, payload):
-        broken = True
-        if len(payload) == 1:
-            code, reason = CLOSE_PROTOCOL_ERROR, "close payload of 1 byte"
-        elif not payload:
-            code, reason, broken = CLOSE_NO_STATUS, "", False
-        else:
-            code = struct.unpack(">H", payload[:2])[0]
-            try:
-                reason = payload[2:].decode()
-                broken = False
-            except UnicodeError:
-                code, reason = CLOSE_BAD_DATA, "close reason is not UTF-8"
-            if not broken and not _valid_close_code(code):
-                code, reason, broken = CLOSE_PROTOCOL_ERROR, "invalid close code %d" % code, True
-        if not self._close_sent:
-            # Echo the peer's code (1000 when it sent none); a broken close frame is answered with the error.
-            try:
-                if broken:
-                    await self._send_close(code, reason)
-                else:
-                    await self._send_close(CLOSE_NORMAL if code == CLOSE_NO_STATUS else code)
-            except ConnectionClosed:
-                pass
-        self.close_code, self.close_reason = code, reason
-        if self.client:
-            # RFC 6455 7.1.1: the server closes TCP first; give it a moment to do so.
-            await self._within(self.reader.readexactly(1), _CLOSE_WAIT)
-        await self._shutdown()
 
-    async def _send_close(self, code, reason=""):
-        self._close_sent = True
-        await self._send_frame(OP_CLOSE, _close_payload(code, reason))
+    # Closing (memory.wsclose).
+
+    async def _on_close(self, payload):
+        await _closing().on_close(self, payload)
 
     async def _fail(self, code, reason):
         # The peer broke the protocol: say why in a close frame and drop the connection.
-        if not self._close_sent:
-            try:
-                await self._send_close(code, reason)
-            except ConnectionClosed:
-                pass
-        self.close_code, self.close_reason = code, reason
-        await self._shutdown()
+        await _closing().fail(self, code, reason)
+
+    async def close(self, code=CLOSE_NORMAL, reason=""):
+        """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
+        await _closing().close(self, code, reason)
 
     def _lost(self):
         if self.close_code is None:
@@ -492,53 +435,6 @@ class WebSocket:
         except OSError:
             pass
 
-    async def _within(self, coro, seconds):
-        # Like asyncio.wait_for, but time running out drops the connection (so the read fails)
-        # instead of cancelling a read halfway through a frame.
-        timer = asyncio.create_task(self._abort_after(seconds))
-        try:
-            await coro
-        except Exception:  # EOF, reset, a broken frame or the abort: the connection ends either way
-            pass
-        finally:
-            timer.cancel()
-
-    async def _abort_after(self, seconds):
-        await asyncio.sleep(seconds)
-        self.abort()
-
-    async def _shutdown(self):
-        self._close_sent = True
-        try:
-            self.writer.close()
-        except OSError:
-            pass
-        # CPython flushes what is buffered before the stream counts as closed: bounded, for a peer
-        # that stopped reading.
-        await self._within(self.writer.wait_closed(), _CLOSE_WAIT)
-
-    async def close(self, code=CLOSE_NORMAL, reason=""):
-        """Start the close handshake and wait for the peer's close frame (unless another task is reading)."""
-        if self.close_code is not None:
-            return
-        if not self._close_sent:
-            try:
-                await self._send_close(code, reason)
-            except ConnectionClosed:
-                return
-        if self._reading:
-            return  # the task inside recv() sees the peer's close frame and finishes the handshake
-        await self._within(self._drain_until_close(), _CLOSE_WAIT)
-        if self.close_code is None:
-            self.close_code, self.close_reason = code, reason
-        await self._shutdown()
-
-    async def _drain_until_close(self):
-        while True:
-            op, _, payload = await self._read_frame()
-            if op == OP_CLOSE:
-                await self._on_close(payload)
-                return
 
     def abort(self):
         """Drop the TCP connection now, without a close handshake or flushing what is unsent."""
@@ -548,168 +444,8 @@ class WebSocket:
             transport.abort()
 
 
-# ---- HTTP upgrade ----
+def _closing():
+    # Loaded by the first connection that closes, then kept.
+    from memory import wsclose
 
-
-class Request:
-    """The HTTP upgrade request a client sent: method, path, query (dict), headers (lower-case names)."""
-
-    def __init__(self, method, target, headers):
-        self.method = method
-        self.target = target
-        path, _, query = target.partition("?")
-        self.path = path
-        self.query = parse_query(query)
-        self.headers = headers
-
-    def subprotocols(self):
-        value = self.headers.get("sec-websocket-protocol", "")
-        return [p.strip() for p in value.split(",") if p.strip()]
-
-
-def unquote(text):
-    """Percent-decode a URL component ('+' is a space), as UTF-8."""
-    if "%" not in text and "+" not in text:
-        return text
-    raw = text.replace("+", " ").encode()
-    out = bytearray()
-    i, n = 0, len(raw)
-    while i < n:
-        c = raw[i]
-        if c == 0x25 and i + 2 < n and chr(raw[i + 1]) in _HEX and chr(raw[i + 2]) in _HEX:
-            out.append(int(raw[i + 1 : i + 3].decode(), 16))
-            i += 3
-            continue
-        out.append(c)
-        i += 1
-    try:
-        return bytes(out).decode()
-    except UnicodeError:
-        raise ValueError("query is not UTF-8 after percent-decoding")
-
-
-def parse_query(query):
-    """'a=1&b=x%20y' -> {'a': '1', 'b': 'x y'}; the first value of a repeated name wins."""
-    out = {}
-    for part in query.split("&"):
-        if not part:
-            continue
-        name, _, value = part.partition("=")
-        name = unquote(name)
-        if name not in out:
-            out[name] = unquote(value)
-    return out
-
-
-async def read_line(reader):
-    line = await reader.readline()
-    if not line:
-        raise EOFError
-    if len(line) > _MAX_LINE or not line.endswith(b"\n"):
-        raise HandshakeError(400, "header line too long or cut")
-    try:
-        return line.decode().rstrip("\r\n")
-    except UnicodeError:
-        raise HandshakeError(400, "header is not UTF-8")
-
-
-async def refusal_body(reader, headers):
-    # The server's own words for a refused upgrade (its response body), when it gave a length.
-    try:
-        n = int(headers.get("content-length", "0"))
-        if not 0 < n <= _MAX_REFUSAL:
-            return ""
-        body = (await reader.readexactly(n)).decode().strip()
-    except (ValueError, EOFError, OSError):  # UnicodeError is a ValueError
-        return ""
-    return ": " + body if body else ""
-
-
-async def read_headers(reader):
-    headers = {}
-    for _ in range(_MAX_HEADERS + 1):
-        line = await read_line(reader)
-        if not line:
-            return headers
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
-            raise HandshakeError(400, "malformed header line %r" % line[:40])
-        name = name.lower()
-        value = value.strip()
-        headers[name] = headers[name] + ", " + value if name in headers else value
-    raise HandshakeError(400, "more than %d header lines" % _MAX_HEADERS)
-
-
-async def read_request(reader):
-    """Read the client's HTTP request head; HandshakeError(400) when it is not HTTP/1.1."""
-    try:
-        method, target, version = (await read_line(reader)).split(" ")
-    except ValueError:
-        raise HandshakeError(400, "malformed request line")
-    if version != "HTTP/1.1" or not target.startswith("/"):
-        raise HandshakeError(400, "not an HTTP/1.1 request")
-    try:
-        return Request(method, target, await read_headers(reader))
-    except ValueError as e:
-        raise HandshakeError(400, str(e))
-
-
-def has_token(value, token):
-    return token in [p.strip().lower() for p in value.split(",")]
-
-
-async def respond(writer, status, body="", headers=None):
-    """Answer a plain HTTP error (before any upgrade) and close the connection."""
-    body = body.encode()
-    head = "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n" % (
-        status,
-        _REASONS.get(status, "Error"),
-        len(body),
-    )
-    for name, value in headers or ():
-        head += "%s: %s\r\n" % (name, value)
-    try:
-        writer.write(head.encode() + b"\r\n" + body)
-        await writer.drain()
-    except OSError:
-        pass
-    try:
-        writer.close()
-        await writer.wait_closed()
-    except Exception:  # the client may already be gone
-        pass
-
-
-async def accept(reader, writer, request, subprotocols=(), max_size=MAX_MESSAGE):
-    """Complete the server side of the upgrade (101) and return the WebSocket.
-
-    The first of our `subprotocols` that the client offered is chosen; none is chosen when the
-    client offered none of them. HandshakeError(400 or 426) when the request is not a valid upgrade;
-    the caller answers it with respond().
-    """
-    h = request.headers
-    if request.method != "GET":
-        raise HandshakeError(400, "WebSocket upgrade must be GET, got %s" % request.method[:16])
-    if not has_token(h.get("upgrade", ""), "websocket") or not has_token(h.get("connection", ""), "upgrade"):
-        raise HandshakeError(426, "expected a WebSocket upgrade")
-    if h.get("sec-websocket-version") != "13":
-        raise HandshakeError(426, "Sec-WebSocket-Version must be 13")
-    key = h.get("sec-websocket-key", "")
-    try:
-        valid_key = len(binascii.a2b_base64(key.encode())) == 16
-    except Exception:  # ValueError from C binascii, a bare Exception from the pure-Python one
-        valid_key = False
-    if not valid_key:
-        raise HandshakeError(400, "Sec-WebSocket-Key must be 16 bytes in base64")
-    offered = request.subprotocols()
-    chosen = None
-    for p in subprotocols:
-        if p in offered:
-            chosen = p
-            break
-    head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n" % accept_key(key)
-    if chosen:
-        head += "Sec-WebSocket-Protocol: %s\r\n" % chosen
-    writer.write(head.encode() + b"\r\n")
-    await writer.drain()
-    return WebSocket(reader, writer, False, chosen, max_size)
+    return wsclose

@@ -9,7 +9,7 @@
 import asyncio
 import binascii
 
-from memory import ws
+from memory import ws, wshttp
 
 _addresses = {}  # host name -> the IP address it resolved to
 
@@ -116,17 +116,17 @@ async def handshake(reader, writer, host, port, target, headers=None, subprotoco
     writer.write(head.encode() + b"\r\n")
     await writer.drain()
     try:
-        status_line = await ws.read_line(reader)
+        status_line = await wshttp.read_line(reader)
         parts = status_line.split(" ", 2)
         status = int(parts[1])
     except (ValueError, IndexError, EOFError):
         raise ws.HandshakeError(502, "no HTTP response to the upgrade")
-    h = await ws.read_headers(reader)
+    h = await wshttp.read_headers(reader)
     if status != 101:
-        raise ws.HandshakeError(status, "server refused the upgrade" + await ws.refusal_body(reader, h))
+        raise ws.HandshakeError(status, "server refused the upgrade" + await wshttp.refusal_body(reader, h))
     if h.get("sec-websocket-accept") != ws.accept_key(key):
         raise ws.HandshakeError(502, "wrong Sec-WebSocket-Accept")
-    if not ws.has_token(h.get("upgrade", ""), "websocket") or not ws.has_token(h.get("connection", ""), "upgrade"):
+    if not wshttp.has_token(h.get("upgrade", ""), "websocket") or not wshttp.has_token(h.get("connection", ""), "upgrade"):
         raise ws.HandshakeError(502, "server did not upgrade to websocket")
     chosen = h.get("sec-websocket-protocol")
     if chosen is not None and chosen not in subprotocols:

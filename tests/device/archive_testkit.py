@@ -4,15 +4,16 @@ import os
 
 from esp32 import PowerCut
 from memory import clock, fs
+from store_helpers import TMP
 
 _serial = [0]
 DAY = 86400
 
 
 def scratch(name):
-    """A fresh empty directory under /tmp (the posix filesystem on both interpreters)."""
+    """A fresh empty directory in the tests' scratch folder."""
     _serial[0] += 1
-    path = "/tmp/xzarchive_%s_%d_%d" % (name, clock.now() % 100000, _serial[0])
+    path = "%s/xzarchive_%s_%d_%d" % (TMP, name, clock.now() % 100000, _serial[0])
     wipe(path)
     fs.makedirs(path)
     return path

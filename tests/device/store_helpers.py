@@ -5,7 +5,21 @@ import os
 import esp32
 from memory.store import Event, Store
 
-TMP = "/tmp" if "tmp" in os.listdir("/") else "."
+
+def _scratch_dir():
+    """Where tests keep their files: on CPython one folder per process, since checkouts test at once."""
+    if not hasattr(os, "getpid"):
+        return "/tmp" if "tmp" in os.listdir("/") else "."  # MicroPython: the port's own in-memory files
+    import atexit
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="xzmem-device-tests-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+TMP = _scratch_dir()
 T0 = 1767225600  # 2026-01-01 00:00 UTC
 DAY = 86400
 

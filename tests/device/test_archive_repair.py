@@ -4,7 +4,7 @@ import unittest
 
 from archive_testkit import CutPower, at, fact, files, scratch, wipe
 from esp32 import PowerCut
-from memory import fs
+from memory import archivewrite, fs
 from memory.archive import Archive
 
 
@@ -81,7 +81,7 @@ class PowerLoss(unittest.TestCase):
         oldest = files(self.root + "/fact", ".jsonl")[0]
         self.cut.at_remove(".jsonl")
         try:
-            a._drop(*a._oldest([]))
+            archivewrite._drop(a, *archivewrite._oldest(a, []))
             self.fail("the power cut did not happen")
         except PowerCut:
             pass

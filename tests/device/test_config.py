@@ -4,8 +4,7 @@ import os
 import unittest
 
 from memory import config
-
-_TMP = "/tmp" if "tmp" in os.listdir("/") else "."
+from store_helpers import TMP as _TMP
 
 
 class Validate(unittest.TestCase):

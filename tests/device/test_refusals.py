@@ -76,3 +76,18 @@ class Refusals(unittest.TestCase):
                                                 "datetime": "2030-03-01 10:00"})
         self.assertFalse(err, out)
         self.assertEqual((out["schedule"]["content"], out.get("truncated")), ("看牙", ["content"]))
+
+    def test_two_schedules_of_one_name_ask_which_time(self):
+        clock.set_now(1767225600)  # 2026-01-01 00:00 UTC
+        for when in ("2026-03-01 08:00", "2026-03-01 20:00"):
+            err, out = call(self.device, "memory", {"action": "write", "type": "schedule", "content": "吃药",
+                                                    "datetime": when})
+            self.assertFalse(err, out)
+        err, text = call(self.device, "memory", {"action": "complete_schedule", "content": "吃药"})
+        self.assertTrue(err)
+        self.assertTrue("是哪个时间的" in text and "08:00" in text and "20:00" in text, text)
+        err, out = call(self.device, "memory", {"action": "complete_schedule", "content": "吃药",
+                                                "datetime": "2026-03-01 20:00"})
+        self.assertFalse(err, out)
+        err, out = call(self.device, "memory", {"action": "read", "type": "schedule"})
+        self.assertEqual([e["datetime"] for e in out["items"]], ["2026-03-01 08:00"])

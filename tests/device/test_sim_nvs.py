@@ -4,8 +4,7 @@ import os
 import unittest
 
 import esp32
-
-_TMP = "/tmp" if "tmp" in os.listdir("/") else "."
+from store_helpers import TMP as _TMP
 
 
 def _blob_cost(size):

@@ -5,7 +5,7 @@ import asyncio
 import struct
 import unittest
 
-from memory import ws, wsclient
+from memory import ws, wsclient, wshttp
 from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
 
 ensure_sha1()
@@ -297,8 +297,8 @@ class Handshake(unittest.TestCase):
         self.assertEqual(ws.accept_key("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
 
     def test_query_and_url_parsing(self):
-        self.assertEqual(ws.parse_query("token=a%2Fb%3D&t=x+y&token=second&flag"), {"token": "a/b=", "t": "x y", "flag": ""})
-        self.assertEqual(ws.unquote("%E8%AE%B0%zz%4"), "记%zz%4")
+        self.assertEqual(wshttp.parse_query("token=a%2Fb%3D&t=x+y&token=second&flag"), {"token": "a/b=", "t": "x y", "flag": ""})
+        self.assertEqual(wshttp.unquote("%E8%AE%B0%zz%4"), "记%zz%4")
         self.assertEqual(wsclient.parse_url("ws://192.168.1.9:8765/mcp?token=t"), (False, "192.168.1.9", 8765, "/mcp?token=t"))
         self.assertEqual(wsclient.parse_url("wss://api.example.com/mcp/?token=x"), (True, "api.example.com", 443, "/mcp/?token=x"))
         self.assertEqual(wsclient.parse_url("ws://host"), (False, "host", 80, "/"))
@@ -308,10 +308,10 @@ class Handshake(unittest.TestCase):
 
     async def test_server_upgrade_with_subprotocol(self):
         s = FakeStream(upgrade_request(extra="Sec-WebSocket-Protocol: chat, mcp\r\nAuthorization: Bearer T\r\n"))
-        req = await ws.read_request(s)
+        req = await wshttp.read_request(s)
         self.assertEqual((req.method, req.path, req.query["token"], req.query["x"]), ("GET", "/mcp", "a b", "1"))
         self.assertEqual(req.headers["authorization"], "Bearer T")
-        sock = await ws.accept(s, s, req, ("mcp",))
+        sock = await wshttp.accept(s, s, req, ("mcp",))
         head = bytes(s.out).decode()
         self.assertTrue(head.startswith("HTTP/1.1 101 "), head)
         self.assertIn("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n", head)
@@ -320,7 +320,7 @@ class Handshake(unittest.TestCase):
 
     async def test_no_subprotocol_header_when_none_offered(self):
         s = FakeStream(upgrade_request())
-        sock = await ws.accept(s, s, await ws.read_request(s), ("mcp",))
+        sock = await wshttp.accept(s, s, await wshttp.read_request(s), ("mcp",))
         self.assertTrue("Sec-WebSocket-Protocol" not in bytes(s.out).decode())
         self.assertIsNone(sock.subprotocol)
 
@@ -334,9 +334,9 @@ class Handshake(unittest.TestCase):
         )
         for text, status in cases:
             s = FakeStream(text.encode())
-            req = await ws.read_request(s)
+            req = await wshttp.read_request(s)
             try:
-                await ws.accept(s, s, req, ("mcp",))
+                await wshttp.accept(s, s, req, ("mcp",))
             except ws.HandshakeError as e:
                 self.assertEqual(e.status, status, text)
             else:
@@ -346,14 +346,14 @@ class Handshake(unittest.TestCase):
         for text in (b"hello\r\n\r\n", b"GET /mcp HTTP/1.1\r\nno colon here\r\n\r\n", b"GET mcp HTTP/1.1\r\n\r\n", b"\xff\xfe /x HTTP/1.1\r\n\r\n",
                      b"GET /mcp HTTP/1.0\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"):
             try:
-                await ws.read_request(FakeStream(text))
+                await wshttp.read_request(FakeStream(text))
             except ws.HandshakeError as e:
                 self.assertEqual(e.status, 400)
             else:
                 self.fail("parsed %r" % text)
         many = b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 60 + b"\r\n"
         try:
-            await ws.read_request(FakeStream(many))
+            await wshttp.read_request(FakeStream(many))
         except ws.HandshakeError as e:
             self.assertEqual(e.status, 400)
         else:
@@ -361,7 +361,7 @@ class Handshake(unittest.TestCase):
 
     async def test_refusal_is_plain_http(self):
         s = FakeStream()
-        await ws.respond(s, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
+        await wshttp.respond(s, 401, "missing or wrong token", [("WWW-Authenticate", "Bearer")])
         text = bytes(s.out).decode()
         self.assertTrue(text.startswith("HTTP/1.1 401 Unauthorized\r\n"), text)
         self.assertIn("WWW-Authenticate: Bearer\r\n", text)

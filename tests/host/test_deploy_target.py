@@ -69,6 +69,13 @@ def test_stock_1_23_without_psram_is_refused(tmp_path, port, ran):
     assert result.exit_code == 1 and "firmware/manifest.py" in result.output
 
 
+def test_frozen_firmware_with_too_little_heap_is_refused(tmp_path, port, ran):
+    result = deploy(port, project(tmp_path), "--board", described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=60000),
+                    "--dry-run")
+    assert result.exit_code == 1 and "58 KB of heap free even with memory frozen in" in result.output
+    assert ran == []
+
+
 def test_frozen_firmware_gets_only_boot_main_and_config(tmp_path, port, ran):
     root = project(tmp_path)
     stage = tmp_path / "stage"

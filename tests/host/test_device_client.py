@@ -12,19 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 from mpremote.transport import TransportError
-from xzmem.device.client import (
-    MEMORY_TYPES,
-    RECALL_TYPES,
-    DeviceClient,
-    DeviceError,
-    call_snippet,
-    parse_call_output,
-    parse_marked_output,
-    redact,
-    serial_port,
-    tools_snippet,
-    with_token,
-)
+from xzmem.device.address import redact, serial_port, with_token
+from xzmem.device.client import MEMORY_TYPES, RECALL_TYPES, DeviceClient, DeviceError
+from xzmem.device.serial_link import call_snippet, parse_call_output, parse_marked_output, tools_snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 

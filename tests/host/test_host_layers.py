@@ -6,6 +6,8 @@ dashboard), then the command line. A module may import its own subpackage and an
 """
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "host" / "xzmem"
@@ -136,3 +138,12 @@ def test_the_top_level_stays_small_and_every_subpackage_says_what_it_holds():
     for init in sorted(PACKAGE.glob("*/__init__.py")):
         header = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert header and "\n" not in header.strip(), f"{init.parent.name}/__init__.py needs a one-line header"
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    """`xzmem --help` and commands that need no LLM or device session start in about a second:
+    the mcp SDK, openai, jieba and the web stack are imported by the commands that use them."""
+    probe = ("import sys, xzmem.cli.app; "
+             "print(' '.join(m for m in ('mcp', 'openai', 'jieba', 'starlette', 'uvicorn') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []

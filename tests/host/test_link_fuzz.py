@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from link_helpers import TOKEN, Note, dispatcher
-from memory import mcp, server, ws
+from memory import mcp, server, ws, wsclose
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.timeout(120)
@@ -295,7 +295,7 @@ def test_malformed_frames_close_cleanly_and_the_server_lives_on(live, chunks):
         if op == ws.OP_TEXT:
             check_response(json.loads(payload), None)
         if op == ws.OP_CLOSE and payload:
-            assert ws._valid_close_code(struct.unpack(">H", payload[:2])[0])
+            assert wsclose.valid_close_code(struct.unpack(">H", payload[:2])[0])
     (r,) = exchange(live.client, '{"jsonrpc":"2.0","id":1,"method":"ping"}', 1)
     assert r["result"] == {}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from simdevice import READY, TOKEN, SimDevice, free_port
+from xzmem.sim.runner import MEMORY_IMAGE
 
 # Each command of docs/cli.md as a user types it, and the same command with one bad flag value.
 COMMANDS = {
@@ -122,6 +123,7 @@ def test_sim_on_a_port_in_use(tmp_path):
         port = taken.getsockname()[1]
         done = xzmem(tmp_path, "sim", "--data", str(tmp_path / "d"), "--token", TOKEN, "--listen", f"127.0.0.1:{port}")
     assert_one_line(done, f"cannot listen on 127.0.0.1:{port}")
+    assert done.returncode == 1  # not a usage error: the flags were fine
     assert "never awaited" not in done.stderr
 
 
@@ -175,3 +177,13 @@ def test_two_sims_have_their_own_stable_device_ids(tmp_path):
             ids.append(json.loads(xzmem(tmp_path, "stats", "--json", "--device", sim.url).stdout)["device_id"])
     assert ids[0] != ids[1] and ids[0] == ids[2]
     assert READY  # the sims announced themselves with the ready line
+
+
+def test_sim_with_a_memory_image_of_the_wrong_size(tmp_path):
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / MEMORY_IMAGE).write_bytes(bytes(5000))
+    done = xzmem(tmp_path, "sim", "--data", str(data), "--token", TOKEN, "--listen", f"127.0.0.1:{free_port()}")
+    assert_one_line(done, "is 5000 bytes; a memory image is a multiple of 4096 bytes")
+    assert done.returncode == 1
+    assert (data / MEMORY_IMAGE).stat().st_size == 5000  # left as it was for the user to look at

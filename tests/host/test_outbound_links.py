@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 import websockets
 from link_helpers import TOKEN, Note, dispatcher, running, serving
-from memory import config, endpoint, links, mcp, reminder, ws, xiaozhi
+from memory import config, endpoint, links, mcp, reminder, wshttp, xiaozhi
 from xiaozhi_server import EndpointRelay, XiaozhiServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -258,8 +258,8 @@ async def silent_server():
     socks = []
 
     async def handle(reader, writer):
-        request = await ws.read_request(reader)
-        socks.append(await ws.accept(reader, writer, request))
+        request = await wshttp.read_request(reader)
+        socks.append(await wshttp.accept(reader, writer, request))
         await asyncio.sleep(30)
 
     srv = await asyncio.start_server(handle, "127.0.0.1", 0)

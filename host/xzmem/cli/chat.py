@@ -12,13 +12,14 @@ import typer
 from anyio.abc import ObjectSendStream
 from anyio.lowlevel import EventLoopToken, current_token
 
-from xzmem.chat.loop import run_chat
 from xzmem.cli.common import DeviceOpt, TokenOpt, one_line_errors, require_device, resolve_settings
 
 commands = typer.Typer()
 
 PROMPT = "你> "
 HISTORY_LINES = 500
+# What handing a line to a chat that has already finished raises: its loop is gone or its stream closed.
+CHAT_GONE = (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
 
 def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
@@ -26,9 +27,9 @@ def _read_stdin(send: ObjectSendStream[str], token: EventLoopToken) -> None:
     try:
         for line in sys.stdin:
             anyio.from_thread.run_sync(send.send_nowait, line.rstrip("\n"), token=token)
-    except RuntimeError:
-        return  # the chat has already finished
-    anyio.from_thread.run_sync(send.close, token=token)
+        anyio.from_thread.run_sync(send.close, token=token)
+    except CHAT_GONE:
+        return
 
 
 def _read_terminal(send: ObjectSendStream[str], token: EventLoopToken, ready: threading.Event, history: Path) -> None:
@@ -55,9 +56,9 @@ def _read_terminal(send: ObjectSendStream[str], token: EventLoopToken, ready: th
             if readline is not None:
                 _save_history(readline, history)  # now: the process may end with this line (/exit)
             anyio.from_thread.run_sync(send.send_nowait, line, token=token)
-    except RuntimeError:
-        return  # the chat has already finished
-    anyio.from_thread.run_sync(send.close, token=token)
+        anyio.from_thread.run_sync(send.close, token=token)
+    except CHAT_GONE:
+        return
 
 
 def _save_history(readline, history: Path) -> None:
@@ -83,6 +84,7 @@ def chat(
         if idle_minutes is not None:
             cfg.chat.idle_minutes = idle_minutes
         require_device(settings)
+        from xzmem.chat.loop import run_chat  # the pipelines and jieba load only for a chat
 
         def say(text: str) -> None:
             print(text, flush=True)

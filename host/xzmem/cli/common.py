@@ -17,7 +17,8 @@ import typer
 from rich.console import Console
 
 from xzmem.config import Config, ConfigError, env_source, load_config
-from xzmem.device.client import DeviceClient, DeviceError, is_websocket_target, redact
+from xzmem.device.address import is_websocket_target, redact
+from xzmem.device.client import DeviceClient, DeviceError
 from xzmem.device.transfer import ExportFileError
 
 T = TypeVar("T")

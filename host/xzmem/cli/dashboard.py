@@ -16,9 +16,6 @@ from xzmem.cli.common import (
     resolve_settings,
     say,
 )
-from xzmem.dashboard.app import Settings
-from xzmem.dashboard.security import SecurityProblem
-from xzmem.dashboard.server import parse_listen, serve
 
 commands = typer.Typer()
 
@@ -36,6 +33,11 @@ def dashboard_command(
     with one_line_errors():
         settings = resolve_settings(device, token)
         require_device(settings)
+        # the web stack and the pipelines load only for this command
+        from xzmem.dashboard.app import Settings
+        from xzmem.dashboard.security import SecurityProblem
+        from xzmem.dashboard.server import parse_listen, serve
+
         try:
             host, port = parse_listen(listen)
             serve(Settings(settings.target, settings.token, settings.config, host, port,

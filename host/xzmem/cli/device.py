@@ -34,12 +34,12 @@ from xzmem.cli.common import (
     with_device,
 )
 from xzmem.config import config_path
+from xzmem.device.address import redact
 from xzmem.device.client import (
     MEMORY_TYPES,
     RECALL_TYPES,
     DeviceClient,
     DeviceError,
-    redact,
 )
 from xzmem.device.outbox import Batch, Outbox
 from xzmem.device.transfer import (

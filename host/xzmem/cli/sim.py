@@ -38,4 +38,4 @@ def sim_command(
         sim.run(data, cfg, sim.parse_start(start_time, utc_offset), speed, loop_probe)
     except sim.SimError as e:
         typer.echo(f"xzmem: {e}", err=True)
-        raise typer.Exit(2) from e
+        raise typer.Exit(e.exit_code) from e

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xzmem.device.client import DeviceClient, DeviceError, redact
+from xzmem.device.address import redact
+from xzmem.device.client import DeviceClient, DeviceError
 from xzmem.device.outbox import Outbox
 
 OUTBOX_FILE = "outbox.sqlite3"  # the file `xzmem chat` and `xzmem outbox` use too

@@ -6,10 +6,7 @@ import logging
 import re
 from functools import lru_cache
 
-import jieba
 import snowballstemmer
-
-jieba.setLogLevel(logging.WARNING)
 
 _RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -33,6 +30,15 @@ STOPWORDS_ZH = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
+def _jieba():
+    """jieba, imported on first use: its import alone takes a fifth of a second (pkg_resources)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
@@ -40,7 +46,7 @@ def _stem(word: str) -> str:
 
 def warm_up() -> None:
     """Load jieba's dictionary now (a second or more) rather than inside the first retrieval."""
-    jieba.initialize()
+    _jieba().initialize()
 
 
 def terms(text: str) -> list[str]:
@@ -48,7 +54,7 @@ def terms(text: str) -> list[str]:
     out = []
     for run in _RUNS.findall(text.lower()):
         if _CJK_RUN.fullmatch(run):
-            out.extend(w for w in jieba.lcut_for_search(run) if w not in STOPWORDS_ZH)
+            out.extend(w for w in _jieba().lcut_for_search(run) if w not in STOPWORDS_ZH)
         else:
             word = run.split("'")[0]
             if word not in STOPWORDS_EN:

@@ -26,7 +26,15 @@ NVS_RESERVE = 200  # entries WiFi and PHY calibration take on a real board
 
 
 class SimError(Exception):
-    pass
+    """A flag or configuration the simulator cannot take (a usage error: exit 2)."""
+
+    exit_code = 2
+
+
+class SimFault(SimError):
+    """The flags are fine but the machine is not: a busy port, an unusable image (exit 1)."""
+
+    exit_code = 1
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -80,7 +88,7 @@ def prepare(data: Path, cfg: dict) -> None:
     # An existing image keeps its size (one read back from a board, or a small one for tests).
     size = image.stat().st_size if image.exists() else MEMORY_PARTITION_BYTES
     if size % 4096 or size < 16 * 4096:
-        raise SimError(f"{image} is {size} bytes; a memory image is a multiple of 4096 bytes, at least 64 KB")
+        raise SimFault(f"{image} is {size} bytes; a memory image is a multiple of 4096 bytes, at least 64 KB")
     esp32.configure_partition("memory", str(image), size)
     (data / CONFIG_FILE).write_text(json.dumps(cfg, indent=1))
 
@@ -120,7 +128,7 @@ def stable_device_id(data: Path) -> str:
 
 
 def check_port_free(host: str, port: int) -> None:
-    """SimError now, before booting, when HOST:PORT cannot be listened on."""
+    """SimFault now, before booting, when HOST:PORT cannot be listened on."""
     if port == 0:
         return
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
@@ -128,7 +136,7 @@ def check_port_free(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as e:
-            raise SimError(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --listen port") from None
+            raise SimFault(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --listen port") from None
 
 
 def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0, loop_probe: Path | None = None) -> None:

@@ -1,0 +1,22 @@
+"""What talking to a device can fail with: one error type whose message is one line for the user."""
+
+from __future__ import annotations
+
+import anyio
+
+
+class DeviceError(Exception):
+    """A device could not be reached or refused a call; the message is one line for the user."""
+
+    def __init__(self, message: str, *, retryable: bool = True):
+        super().__init__(" ".join(str(message).split()))
+        self.retryable = retryable
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which anyio task groups wrap errors in."""
+    while isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, anyio.get_cancelled_exc_class())]
+        exc = (inner or list(exc.exceptions))[0]
+    return exc
+

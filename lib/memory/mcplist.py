@@ -1,0 +1,52 @@
+# tools/list answered in pages (memory.mcp), and the size check a tool passes when it is registered.
+#
+# Loaded for each listing and unloaded after: clients list the tools once per connection.
+
+from micropython import const
+
+from memory.mcp import MAX_NAME, PAGE_BYTES, _ParamsError, _response, _utf8_len, dumps
+
+_CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
+
+
+def entry(tool):
+    """The tools/list entry of `tool`, as JSON text."""
+    entry = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+    annotations = tool.annotations
+    if tool.user_only:
+        annotations = dict(annotations or {})
+        annotations["audience"] = ["user"]
+    if annotations:
+        entry["annotations"] = annotations
+    return dumps(entry)
+
+
+def page(dispatcher, rid, params, link):
+    """The tools/list response from `params['cursor']` on: as many entries as fit in PAGE_BYTES."""
+    cursor = params.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise _ParamsError("cursor must be a string")
+    with_user = params.get("withUserTools") is True and link.trusted
+    visible = [t for t in dispatcher.tools if with_user or not t.user_only]
+    start = 0
+    if cursor:
+        while start < len(visible) and visible[start].name != cursor:
+            start += 1
+        if start == len(visible):
+            raise _ParamsError("unknown cursor %r" % cursor[:MAX_NAME])
+    # Bytes left for entries: the envelope with this id, room for a nextCursor, the commas.
+    budget = PAGE_BYTES - 1 - _utf8_len(_response(rid, '{"tools":[]}')) - _CURSOR_RESERVE - MAX_NAME
+    entries = []
+    i = start
+    while i < len(visible):
+        text = entry(visible[i])
+        cost = _utf8_len(text) + (1 if entries else 0)
+        if entries and cost > budget:
+            break
+        entries.append(text)
+        budget -= cost
+        i += 1
+    result = '{"tools":[' + ",".join(entries) + "]"
+    if i < len(visible):
+        result += ',"nextCursor":%s' % dumps(visible[i].name)
+    return _response(rid, result + "}")

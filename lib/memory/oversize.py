@@ -1,0 +1,45 @@
+# The answer to a message too big to read (ws.MessageTooBig): a refusal sent to the request's id.
+#
+# Loaded for that answer only (memory.mcp), then unloaded.
+
+import json
+
+from memory import spoken
+from memory.mcp import INVALID_REQUEST, _error, _valid_id
+from memory.refusal import Refusal
+
+
+def answer(dispatcher, exc):
+    """Dispatcher.too_big(): see there."""
+    said = spoken.say(Refusal("", "too_big", None, exc.size, exc.limit), dispatcher.language)
+    message = "%s (message of %d bytes; the limit is %d bytes of UTF-8 JSON)" % (said, exc.size, exc.limit)
+    return _error(_head_id(exc.head), INVALID_REQUEST, message)
+
+
+def _head_id(head):
+    # The JSON-RPC id among a message's first bytes (ws.MessageTooBig.head): the member "id" (not
+    # "session_id") followed by a number or a plain string; None when it is not there whole.
+    at = 0
+    while True:
+        at = head.find(b'"id"', at)
+        if at < 0:
+            return None
+        before = head[:at].rstrip()
+        rest = head[at + 4 :].lstrip()
+        at += 4
+        if before[-1:] in (b"{", b",") and rest[:1] == b":":
+            break
+    rest = rest[1:].lstrip()
+    if rest[:1] == b'"':
+        end = rest.find(b'"', 1)
+        token = rest[: end + 1] if end > 0 and b"\\" not in rest[:end] else b""
+    else:
+        end = 0
+        while end < len(rest) and rest[end : end + 1] in b"-+.0123456789eE":
+            end += 1
+        token = rest[:end] if end < len(rest) else b""  # a number cut by the head's end is not whole
+    try:
+        rid = json.loads(token.decode())
+    except ValueError:  # UnicodeError too
+        return None
+    return rid if _valid_id(rid) else None

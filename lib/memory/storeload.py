@@ -1,0 +1,190 @@
+# The hot store at boot: its tables filled from NVS, then the ack journal's records replayed over them.
+#
+# Used once, while memory.store.Store opens: it is unloaded after, so its code costs no RAM later.
+
+import binascii
+import struct
+
+from micropython import const
+
+from memory import fs
+from memory.ackjournal import HEAD, HEADER, MAGIC
+from memory.nvstore import _ID_KEY, ENTRY, ERASE_LEN, ERR_LENGTH, ERR_NOT_FOUND, _mark_used
+
+_CHUNK = const(256)  # bytes read at a time to check a journal record
+
+
+def replay_journal(journal, nv):
+    """Replay every whole record of `journal` into `nv`'s tables; returns the keys taken."""
+    taken = 0
+    for record in records(journal):
+        taken += _replay_record(nv, record)
+    return taken
+
+
+def check_journal(journal):
+    """Read `journal` through once, so a torn tail is cut off (nothing is replayed)."""
+    for _ in records(journal):
+        pass
+
+
+def load_tables(nv):
+    """Fill every table from NVS; missing keys are empty slots."""
+    try:
+        nv._saved_id = nv._nvs.get_i32(_ID_KEY)
+    except OSError as e:
+        if e.args[0] != ERR_NOT_FOUND:
+            raise
+    top = 0
+    for t in nv.tables:
+        block = t.size * t.per_key
+        view = memoryview(t.buf)
+        for n in range(t.keys()):
+            start = n * block
+            try:
+                got = nv._nvs.get_blob(t.key(n), view[start : start + block])
+            except OSError as e:
+                if e.args[0] == ERR_NOT_FOUND:
+                    continue
+                if e.args[0] != ERR_LENGTH:
+                    raise
+                got = -1
+            if got != block:
+                nv.corrupt.append(t.key(n))
+                for i in range(start, start + block):
+                    t.buf[i] = 0
+                continue
+            top = max(top, _mark_used(t, n))
+    nv.next_id = max(nv._saved_id, top) + 1
+    nv._logged_id = nv.next_id - 1
+
+
+def _replay_record(nv, record):
+    """Put a journal record's key images back into the tables, marked for the next flush.
+
+    `record` is read in order (a Payload), each image straight into its table.
+    Images overwrite whole keys, so replaying a record twice, or one NVS already holds,
+    changes nothing. Returns the number of keys taken; unknown keys and wrong sizes are skipped.
+    """
+    nv.next_id = max(nv.next_id, struct.unpack("<I", record.read(4))[0] + 1)
+    taken = 0
+    while record.left:
+        klen = record.read(1)[0]
+        key = record.read(klen).decode()
+        dlen = struct.unpack("<H", record.read(2))[0]
+        t, n = _find_key(nv, key)
+        block = t.size * t.per_key if t is not None else 0
+        if dlen == ERASE_LEN:
+            if t is None or t.per_key != 1:
+                continue
+            for i in range(n * block, (n + 1) * block):
+                t.buf[i] = 0
+            t.used[n] = 0
+        elif t is None or dlen != block:
+            while dlen:  # an image this store cannot take: read past it
+                dlen -= len(record.read(dlen if dlen < ENTRY else ENTRY))
+            continue
+        else:
+            record.readinto(memoryview(t.buf)[n * block : (n + 1) * block])
+            top = _mark_used(t, n)
+            if top >= nv.next_id:
+                nv.next_id = top + 1
+        t.dirty[n] = 1
+        taken += 1
+    if taken:
+        nv._touch()
+    return taken
+
+
+def _find_key(nv, key):
+    for t in nv.tables:
+        p = len(t.prefix)
+        if key[:p] == t.prefix and key[p:].isdigit() and int(key[p:]) < t.keys():
+            return t, int(key[p:])
+    return None, 0
+
+
+def records(journal):
+    """Each whole record, oldest first (a generator): a Payload to read the record from, valid
+    until the next one is asked for. A torn tail ends the records.
+
+    A record is read twice, in small pieces: once for its check, then by the caller, so no
+    record is ever held whole in RAM.
+    """
+    journal.size = 0
+    try:
+        f = fs.open(journal.path, "rb")
+    except OSError:
+        journal._checked = True
+        return
+    buf = bytearray(_CHUNK)
+    try:
+        while True:
+            got = f.readinto(journal._header)
+            if not got:
+                break
+            magic, length, crc = struct.unpack(HEAD, journal._header)
+            if got < HEADER or magic != MAGIC or not _check(f, length, crc, buf):
+                break
+            start = journal.size + HEADER
+            f.seek(start)
+            yield Payload(f, length)
+            journal.size = start + length
+            f.seek(journal.size)
+    finally:
+        f.close()
+    _check_tail(journal)
+
+
+def _check_tail(journal):
+    # Anything after the last whole record would hide every record appended later: keep only
+    # the whole records (new file, then rename: a cut here leaves the old file or the new one).
+    journal._checked = True
+    whole = journal.size
+    length = fs.stat(journal.path)[6]
+    if length == whole:
+        return
+    journal.torn += length - whole
+    tmp = journal.path + ".tmp"
+    with fs.open(journal.path, "rb") as src:
+        with fs.open(tmp, "wb") as dst:
+            left = whole
+            while left:
+                chunk = src.read(left if left < 512 else 512)
+                dst.write(chunk)
+                left -= len(chunk)
+    fs.rename(tmp, journal.path)
+
+
+def _check(f, length, crc, buf):
+    """Whether the next `length` bytes of `f` are all there and have the CRC-32 `crc`."""
+    view = memoryview(buf)
+    got = 0
+    left = length
+    while left:
+        n = f.readinto(view[: left if left < _CHUNK else _CHUNK])
+        if not n:
+            return False
+        got = binascii.crc32(view[:n], got)
+        left -= n
+    return got == crc
+
+
+class Payload:
+    """One record's payload, read in order: read(n) and readinto() as a file's, within the record."""
+
+    def __init__(self, f, length):
+        self._f = f
+        self.left = length
+
+    def read(self, n):
+        data = self._f.read(n if n < self.left else self.left)
+        self.left -= len(data)
+        return data
+
+    def readinto(self, view):
+        """Fill `view` (no more than is left); returns the bytes read."""
+        n = len(view) if len(view) < self.left else self.left
+        got = self._f.readinto(view[:n]) if n else 0
+        self.left -= got
+        return got
