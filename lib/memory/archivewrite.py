@@ -231,7 +231,7 @@ def make_room_steps(a, need, keep, want, least):
         a._free_hint = None
         a.refused += 1
         raise MemoryFull("the memory is full: %d bytes are needed and %d are free%s; nothing was stored"
-                         % (need + least, free if free > 0 else 0, dropped_note(segments, records)))
+                         % (need + least, free if free > 0 else 0, dropped_note(segments, records)), records)
     a._free_hint = free - need
     return segments
 

@@ -15,7 +15,7 @@ def archive_oldest_steps(store, kind, table, n):
     try:
         return (yield from _archive_steps(store, kind, table, table.oldest_first()[:n]))
     except MemoryFull as e:
-        raise MemoryFull("%s was not stored: %s" % (kind, e))
+        raise MemoryFull("%s was not stored: %s" % (kind, e), e.value)
     except (OSError, ValueError) as e:
         raise OSError("%s capacity %d reached and archiving the oldest %d failed (%s); nothing was changed"
                       % (kind, table.cap, n, explain(e)))

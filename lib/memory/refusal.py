@@ -8,6 +8,7 @@
 #   format   not like the example `allowed` nomatch  nothing stored matches `value`
 #   many     several match; `allowed` names them     full  no room (`allowed` = the capacity)
 #   unknown  an argument the tool does not have
+#   nospace  the memory partition is full (memory.space.MemoryFull; `value` = archived records dropped)
 
 
 class Refusal(ValueError):

@@ -5,14 +5,21 @@
 
 from micropython import const
 
+from memory.refusal import Refusal
+
 _ENOSPC = const(28)
 
 
-class MemoryFull(ValueError):
-    """A write refused before anything changed because the partition has no room left.
+class MemoryFull(Refusal):
+    """A write refused before anything changed because the partition has no room left; `value` is
+    how many archived records were dropped trying to make room.
 
-    A ValueError so that every link reports the sentence as it is, like any other refusal.
+    A Refusal (a ValueError): every link reports the sentence as it is, and a voice hears it in the
+    device's language (memory.spoken).
     """
+
+    def __init__(self, text, dropped=0):
+        super().__init__(text, "nospace", None, dropped)
 
 
 def explain(e):

@@ -40,6 +40,8 @@ _ZH = (
     "|full=fa:%s已经存满了，最多 %s 条，先删掉一条吧。"
     "|unknown=va:不认识这个参数：%s。能用的参数有：%s。"
     "|too_big=va:这条消息太长了：%s 字节，最多 %s 字节。"
+    "|nospace=:记忆空间已经满了，这条没有存下来。"
+    "|nospace_dropped=v:记忆空间已经满了，删掉最早的 %s 条旧记忆也腾不出地方，这条没有存下来。"
     "|"
 )
 _EN = (
@@ -55,6 +57,8 @@ _EN = (
     "|full=fa:The %s list is full at %s. Delete one first."
     "|unknown=va:I do not know the argument %s. The arguments are: %s."
     "|too_big=va:That message is too long: %s bytes, at most %s."
+    "|nospace=:The memory is full, so this was not saved."
+    "|nospace_dropped=v:The memory is full: even after dropping the %s oldest archived memories there was no room, so this was not saved."
     "|"
 )
 
@@ -115,6 +119,8 @@ def say(exc, language, text=None):
     English `text` (by default str(exc)) under a short lead-in in Chinese, cut to a sentence's length."""
     zh = language == "zh"
     what = getattr(exc, "what", None)
+    if what == "nospace" and exc.value:
+        what = "nospace_dropped"  # the sentence says what was given up trying
     template = _look(_ZH if zh else _EN, what) if what else None
     if template is None:
         text = text or str(exc) or type(exc).__name__

@@ -8,9 +8,10 @@ import esp32
 from memory import config, jsontext, mcp, tool_schema, ws
 from memory.schedule import Schedules
 from memory.service import MemoryService
+from memory.space import MemoryFull
 from memory.store import Event, Store
 from memory.tools import MemoryTool, SyncTool
-from store_helpers import Clock
+from store_helpers import Clock, FakeArchive
 
 CJK_FROM = 0x4E00
 
@@ -38,7 +39,33 @@ def refusal(d, args):
     return result["content"][0]["text"]
 
 
+def full_memory_dispatcher(language, dropped):
+    """A memory tool whose archive refuses every handover as a full partition does."""
+    esp32.configure_nvs(None, reserve=200)
+    archive = FakeArchive()
+    archive.fail = MemoryFull("the memory is full: 20480 bytes are needed and 0 are free; nothing was stored", dropped)
+    store = Store(archiver=archive, now=Clock())
+    for i in range(20):
+        store.write("fact", {"content": "fact %d" % i})
+    memory = MemoryService(store, Schedules(store, Event))
+    d = mcp.Dispatcher(language=language)
+    d.add(MemoryTool(memory))
+    return d, store
+
+
 class SpokenRefusals(unittest.TestCase):
+    def test_memory_full_is_one_sentence_in_the_device_language_and_nothing_changed(self):
+        for language, dropped, said in (
+                ("zh", 0, "记忆空间已经满了，这条没有存下来。"),
+                ("zh", 12, "记忆空间已经满了，删掉最早的 12 条旧记忆也腾不出地方，这条没有存下来。"),
+                ("en", 0, "The memory is full, so this was not saved."),
+                ("en", 12, "The memory is full: even after dropping the 12 oldest archived memories there was no room, "
+                           "so this was not saved.")):
+            d, store = full_memory_dispatcher(language, dropped)
+            result = call(d, {"action": "write", "type": "fact", "content": "one more"})
+            self.assertEqual(result, {"content": [{"type": "text", "text": said}], "isError": True})
+            self.assertEqual([f["content"] for f in store.read("fact")], ["fact %d" % i for i in range(20)])
+
     def test_an_unknown_type_is_said_in_chinese_words_and_nothing_else(self):
         result = call(memory_dispatcher(), {"action": "write", "type": "nosuch"})
         self.assertEqual(sorted(result), ["content", "isError"])
