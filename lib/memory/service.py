@@ -2,13 +2,24 @@
 
 from micropython import const
 
-from memory import affinity, clock, mcp, statefile, steps
+from memory import clock, forget, mcp, statefile, steps
 from memory.refusal import Refusal
 
 _DEFAULT_LIMIT = const(10)
 _MAX_LIMIT = const(50)
 _RECENT_FACTS = const(5)
 _RECENT_MOMENTS = const(3)
+
+
+def _affinity():
+    # The stage and style tables are wanted by reads and coin writes only: loaded for the call and
+    # unloaded again, so their text is not on the heap between calls (.mpy).
+    from memory import affinity
+
+    forget("affinity")
+    return affinity
+
+
 _SEARCH_KINDS = ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal")
 RECALL_KINDS = ("fact", "moment", "event")
 
@@ -93,6 +104,7 @@ class MemoryService:
         affection = s.affection()
         coins = affection["total_coins_spent"]
         now = clock.format_local(clock.now()) if clock.is_set() else None
+        affinity = _affinity()
         yield ',"total_coins_spent":%d,"relationship":%s,"style":%s,"mood":%s,"now":%s}' % (
             coins, mcp.json_text(affinity.stage(coins)[1]), mcp.json_text(affinity.style(coins, self.language)),
             mcp.json_text(affection["mood"]), mcp.json_text(now))
@@ -103,6 +115,7 @@ class MemoryService:
             return {"type": kind, "items": self.schedules.upcoming()}
         if kind == "coins" or kind == "mood" or kind == "affection":
             a = self.store.affection()
+            affinity = _affinity()
             a.update(affinity.describe(a["total_coins_spent"]))
             a["style"] = affinity.style(a["total_coins_spent"], self.language)
             return {"type": "affection", "items": [a]}
@@ -200,7 +213,7 @@ class MemoryService:
                                       args.get("priority"), bool(args.get("force")))
         if kind == "coins":
             out = self.store.add_coins(coin_amount(args))
-            out["relationship"] = affinity.describe(self.store.affection()["total_coins_spent"])
+            out["relationship"] = _affinity().describe(self.store.affection()["total_coins_spent"])
             return out
         if kind == "mood":
             return self.store.set_affection({"mood": args.get("content", "")})

@@ -21,9 +21,12 @@ def test_every_form_is_measured_after_every_action():
     assert list(mpy["live_after"]) == ACTIONS
     assert 0 < frozen["live_total"] < mpy["live_total"]
     assert "flash" in result["frozen_method"]
-    # Every module the run loaded has code a frozen build keeps in flash (its own, not a neighbour's).
+    # Every module the run loaded is weighed, and the big ones have code a frozen build keeps in flash
+    # (their own: a module loaded again must not free its first copy). A class of a few lines is at
+    # the measurement's noise.
     code = result["code_bytes_per_module"]
-    assert set(result["modules_loaded"]) <= set(code) and all(code[m] > 0 for m in code if m != "memory"), code
+    assert set(result["modules_loaded"]) <= set(code)
+    assert all(code["memory." + m] > 1000 for m in ("ws", "mcp", "store", "archive", "service")), code
     # Each request was answered (the bench fails otherwise) and its steps were measured.
     assert all(result["actions"][a]["steps"] >= 1 for a in ACTIONS)
     assert 0 < result["largest_allocation"] and 0 < result["garbage_per_frame"]
@@ -39,7 +42,7 @@ def test_code_a_deployment_does_not_use_is_not_loaded():
     assert "memory.server" in loaded and "memory.ws" in loaded
     for name in ("links", "endpoint", "xiaozhi", "outlink", "wsclient", "startup", "config", "selftest", "wshttp", "keyed",
                  "tool_schema", "schema", "gate", "assemble", "storeload", "mcplist", "schededit", "wsclose", "clocktext",
-                 "fieldcodes", "backup"):
+                 "fieldcodes", "backup", "affinity"):
         assert "memory." + name not in loaded, name
     with_links = set(run_bench("--forms", "py", "--links")["modules_loaded"])
     assert {"memory.links", "memory.endpoint", "memory.xiaozhi", "memory.wsclient"} <= with_links
