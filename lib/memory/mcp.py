@@ -246,6 +246,17 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
+def _parse_error():
+    return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+
+
+def _loads(text):
+    # A message's JSON; ValueError when it is not whole (whole_json) or not JSON.
+    if not whole_json(text):
+        raise ValueError("not whole")
+    return json.loads(text)
+
+
 def _has_call(msg):
     """Whether a message (or batch) holds a tools/call."""
     for m in msg if isinstance(msg, list) else (msg,):
@@ -350,11 +361,9 @@ class Dispatcher:
         an iterator of str pieces that together make the response message.
         """
         try:
-            if not whole_json(text):
-                raise ValueError("not whole")
-            msg = json.loads(text)
+            msg = _loads(text)
         except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+            return _parse_error()
         return self.handle_parsed(msg, link)
 
     def handle_parsed(self, msg, link):
@@ -365,11 +374,9 @@ class Dispatcher:
         """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
         so pings and other clients are answered while it works."""
         try:
-            if not whole_json(text):
-                raise ValueError("not whole")
-            msg = json.loads(text)
-        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+            msg = _loads(text)
+        except Exception:  # as in handle()
+            return _parse_error()
         return await self.handle_parsed_async(msg, link)
 
     async def handle_parsed_async(self, msg, link):
