@@ -11,7 +11,6 @@ import json
 from micropython import const
 
 from memory import __version__, forget, jsontext, steps
-from memory.space import explain
 
 PARSE_ERROR = const(-32700)
 INVALID_REQUEST = const(-32600)
@@ -170,6 +169,8 @@ def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
     elif isinstance(exc, OSError):
+        from memory.space import explain  # error paths only: not on the heap until a storage error
+
         text = explain(exc)  # no errno numbers or LittleFS names in an answer
     else:
         text = "%s: %s" % (type(exc).__name__, exc)
