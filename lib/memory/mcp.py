@@ -247,6 +247,16 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
+def _parse(text):
+    """(True, the message) for a complete JSON text, else (False, the parse-error response)."""
+    try:
+        if whole_json(text):
+            return True, json.loads(text)
+    except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
+        pass
+    return False, _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
+
+
 def _has_call(msg):
     """Whether a message (or batch) holds a tools/call."""
     for m in msg if isinstance(msg, list) else (msg,):
@@ -350,13 +360,8 @@ class Dispatcher:
         The response is a str, except for a tools/call whose tool returned a Streamed: then it is
         an iterator of str pieces that together make the response message.
         """
-        try:
-            if not whole_json(text):
-                raise ValueError("not whole")
-            msg = json.loads(text)
-        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
-        return self.handle_parsed(msg, link)
+        ok, msg = _parse(text)
+        return self.handle_parsed(msg, link) if ok else msg
 
     def handle_parsed(self, msg, link):
         """handle() for a message already parsed (the xiaozhi link's payload)."""
@@ -365,13 +370,8 @@ class Dispatcher:
     async def handle_async(self, text, link):
         """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
         so pings and other clients are answered while it works."""
-        try:
-            if not whole_json(text):
-                raise ValueError("not whole")
-            msg = json.loads(text)
-        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
-        return await self.handle_parsed_async(msg, link)
+        ok, msg = _parse(text)
+        return (await self.handle_parsed_async(msg, link)) if ok else msg
 
     async def handle_parsed_async(self, msg, link):
         """handle_parsed() on the event loop, as handle_async()."""
