@@ -33,27 +33,17 @@ READY = "xzmem device ready "
 
 def build_image(path, size, facts):
     """A LittleFS image whose archive holds `facts` facts of 2025, appended 10 at a time."""
-    import esp32
     import lfsvolume
-    from memory import fs
     from memory.archive import Archive
 
-    esp32.configure_partition("memory", str(path), size)
-    part = esp32.Partition("memory")
-    lfsvolume.mkfs(part)
-    volume = lfsvolume.LfsVolume(part)
-    fs.mount("/prefill", volume)
-    try:
-        archive = Archive("/prefill/archive")
+    def fill(root):
+        archive = Archive(root + "/archive")
         t = 1735689600 - 400 * 86400
         for n in range(facts // 10):
             archive.append("fact", [{"id": 100000 + n * 10 + i, "type": "fact", "learned_at": t + (n * 10 + i) * 3600,
                                      "content": f"旧事 {n * 10 + i} 喜欢 篮球 咖啡 {'x' * 150}"} for i in range(10)])
-        free = fs.free_bytes("/prefill")
-    finally:
-        fs.umount("/prefill")
-        volume.unmount()
-    return free
+
+    return lfsvolume.build_image(path, size, fill)
 
 
 def calls(keyed):

@@ -217,3 +217,23 @@ class LfsVolume:
         total = self.fs.block_count
         free = total - _run(self.blocks, lambda: self.fs.used_block_count)
         return (bs, bs, total, free, free, 0, 0, 0, 0, 255)
+
+
+def build_image(path, size, fill):
+    """A fresh LittleFS image file of `size` bytes as the `memory` partition, with what `fill(root)`
+    writes under the mount point `root` (the device's own fs and archive code); returns the bytes
+    left free. Tests and benches prefill the simulator's partition with it."""
+    import esp32
+    from memory import fs
+
+    esp32.configure_partition("memory", str(path), size)
+    part = esp32.Partition("memory")
+    mkfs(part)
+    volume = LfsVolume(part)
+    fs.mount("/prefill", volume)
+    try:
+        fill("/prefill")
+        return fs.free_bytes("/prefill")
+    finally:
+        fs.umount("/prefill")
+        volume.unmount()

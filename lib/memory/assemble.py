@@ -7,7 +7,6 @@ from memory import app, clock, forget, fs, mcp, statefile
 from memory.reminder import Announcer, ReminderLoop
 from memory.schedule import Schedules
 from memory.service import MemoryService
-from memory.space import explain
 from memory.store import Event, Store
 from memory.tools import MemoryTool, SyncTool
 
@@ -42,6 +41,8 @@ def build(device, cfg, data):
             device.keyed = app._KeyedOnUse(data + "/keyed", device.archive.make_room)
             journal = AckJournal(data + "/acked.jnl", room=device.archive.make_room)
         except (OSError, ValueError) as e:  # the boot goes on: memory in NVS is still served
+            from memory.space import explain
+
             print("memory: %s cannot be used this boot (%s); no archive and no keyed memories"
                   % (data, explain(e)))
             device.archive = device.keyed = journal = None

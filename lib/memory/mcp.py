@@ -11,7 +11,6 @@ import json
 from micropython import const
 
 from memory import __version__, forget, jsontext, steps
-from memory.space import explain
 
 PARSE_ERROR = const(-32700)
 INVALID_REQUEST = const(-32600)
@@ -170,6 +169,8 @@ def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
     elif isinstance(exc, OSError):
+        from memory.space import explain  # error paths only: not on the heap until a storage error
+
         text = explain(exc)  # no errno numbers or LittleFS names in an answer
     else:
         text = "%s: %s" % (type(exc).__name__, exc)
@@ -246,15 +247,14 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
-def _parse_error():
-    return _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
-
-
-def _loads(text):
-    # A message's JSON; ValueError when it is not whole (whole_json) or not JSON.
-    if not whole_json(text):
-        raise ValueError("not whole")
-    return json.loads(text)
+def _parse(text):
+    """(True, the message) for a complete JSON text, else (False, the parse-error response)."""
+    try:
+        if whole_json(text):
+            return True, json.loads(text)
+    except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
+        pass
+    return False, _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")
 
 
 def _has_call(msg):
@@ -360,11 +360,8 @@ class Dispatcher:
         The response is a str, except for a tools/call whose tool returned a Streamed: then it is
         an iterator of str pieces that together make the response message.
         """
-        try:
-            msg = _loads(text)
-        except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
-            return _parse_error()
-        return self.handle_parsed(msg, link)
+        ok, msg = _parse(text)
+        return self.handle_parsed(msg, link) if ok else msg
 
     def handle_parsed(self, msg, link):
         """handle() for a message already parsed (the xiaozhi link's payload)."""
@@ -373,11 +370,8 @@ class Dispatcher:
     async def handle_async(self, text, link):
         """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
         so pings and other clients are answered while it works."""
-        try:
-            msg = _loads(text)
-        except Exception:  # as in handle()
-            return _parse_error()
-        return await self.handle_parsed_async(msg, link)
+        ok, msg = _parse(text)
+        return (await self.handle_parsed_async(msg, link)) if ok else msg
 
     async def handle_parsed_async(self, msg, link):
         """handle_parsed() on the event loop, as handle_async()."""

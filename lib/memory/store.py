@@ -29,7 +29,6 @@ from memory.records import (
     int_value,
 )
 from memory.refusal import Refusal
-from memory.space import explain
 
 TYPES = PROFILE_FIELDS + ("like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "chat")
 READ_TYPES = TYPES + ("profile", "schedule", "affection")
@@ -307,6 +306,8 @@ class Store:
                     self.flush()
                 return "journal"
             except (OSError, ValueError) as e:
+                from memory.space import explain  # error paths only, as in memory.mcp
+
                 self.journal_error = explain(e)
         self.flush()
         return "nvs"

@@ -81,6 +81,7 @@ class FakeLLM:
                     scripted = Reply(status=500, body='{"error": {"message": "no scripted reply"}}')
                 if scripted.delay:
                     time.sleep(scripted.delay)
+                fake.requests[-1]["answered_at"] = time.monotonic()  # just before the answer is written
                 if scripted.body is not None:
                     payload = scripted.body
                 elif scripted.status != 200:

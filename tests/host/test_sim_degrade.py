@@ -35,37 +35,28 @@ def test_three_concurrent_completions_move_a_daily_schedule_one_day(tmp_path):
 def _fill_image(path, size):
     """A LittleFS image of `size` bytes whose archive holds 2025's facts and whose last free block is
     taken by a file the device knows nothing of: full, as a long-used board's partition gets."""
-    import esp32
     import lfsvolume
     from memory import fs
     from memory.archive import Archive
 
-    esp32.configure_partition("memory", str(path), size)
-    part = esp32.Partition("memory")
-    lfsvolume.mkfs(part)
-    volume = lfsvolume.LfsVolume(part)
-    fs.mount("/prefill", volume)
-    try:
-        archive = Archive("/prefill/archive", part_bytes=8192)
+    def fill(root):
+        archive = Archive(root + "/archive", part_bytes=8192)
         t = 1735689600  # 2025-01-01
         for n in range(40):
             items = [{"id": 100000 + n * 10 + i, "type": "fact", "learned_at": t + (n * 10 + i) * 36000,
                       "content": f"旧事 {n * 10 + i} {'x' * 150}"} for i in range(10)]
             archive.append("fact", items)
-        fs.mkdir("/prefill/filler")
+        fs.mkdir(root + "/filler")
         n = 0
         while True:
             try:
-                with fs.open(f"/prefill/filler/{n}", "wb") as f:
+                with fs.open(f"{root}/filler/{n}", "wb") as f:
                     f.write(b"\0" * 4096)
             except OSError:
                 break
             n += 1
-        free = fs.free_bytes("/prefill")
-    finally:
-        fs.umount("/prefill")
-        volume.unmount()
-    return free
+
+    return lfsvolume.build_image(path, size, fill)
 
 
 def test_a_full_partition_answers_truthfully_and_keeps_other_clients_served(tmp_path):
