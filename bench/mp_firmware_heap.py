@@ -18,7 +18,7 @@ CONFIG = "/bench/config.json"
 KEYWORD = "记"  # every hot and archived fact in the bench's memory has it
 _held = {}
 _wires = []
-_bodies = []
+_kept = []  # first copies of modules loaded again, and the globals of bodies run again: alive while measured
 
 
 class Wire:
@@ -209,7 +209,7 @@ def reimport(name):
     """Load a module again from its .mpy while all it imports is loaded: its code and objects."""
     import sys
 
-    _bodies.append(sys.modules.pop(name))  # kept: freeing the first copy would hide the second's cost
+    _kept.append(sys.modules.pop(name))  # kept: freeing the first copy would hide the second's cost
     __import__(name)
 
 
@@ -222,7 +222,7 @@ def run_body(name):
     """A module's body run again into fresh globals: the objects alone, as a frozen import makes them."""
     globs = {"__name__": name}
     exec(_held["body"], globs)  # the code object stays until the next compile_body(), outside the measure
-    _bodies.append(globs)
+    _kept.append(globs)
 
 
 def loaded_modules():
