@@ -187,3 +187,12 @@ def test_sim_with_a_memory_image_of_the_wrong_size(tmp_path):
     assert_one_line(done, "is 5000 bytes; a memory image is a multiple of 4096 bytes")
     assert done.returncode == 1
     assert (data / MEMORY_IMAGE).stat().st_size == 5000  # left as it was for the user to look at
+
+
+@pytest.mark.parametrize("where", ["missing/probe.json", "."])
+def test_sim_with_a_loop_probe_report_it_cannot_write(tmp_path, where):
+    report = tmp_path / where
+    done = xzmem(tmp_path, "sim", "--data", str(tmp_path / "d"), "--token", TOKEN,
+                 "--listen", f"127.0.0.1:{free_port()}", "--loop-probe", str(report))
+    assert_one_line(done, "--loop-probe")
+    assert done.returncode == 1 and READY not in done.stdout  # refused before the device booted

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import runpy
 import signal
 import socket
@@ -139,6 +140,14 @@ def check_port_free(host: str, port: int) -> None:
             raise SimFault(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --listen port") from None
 
 
+def check_report_path(path: Path) -> None:
+    """SimFault now, before booting, when the loop probe's report could not be written at the end."""
+    if path.is_dir():
+        raise SimFault(f"--loop-probe {path} is a folder; give a file name for the report")
+    if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+        raise SimFault(f"--loop-probe {path}: cannot write there (no such folder, or no permission)")
+
+
 def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0, loop_probe: Path | None = None) -> None:
     """Boot the simulated device and serve until SIGINT or SIGTERM; the store is flushed on the way out.
 
@@ -147,6 +156,8 @@ def run(data: Path, cfg: dict, start: int | None = None, speed: float = 1.0, loo
     if speed <= 0:
         raise SimError(f"--speed must be > 0, got {speed}")
     check_port_free(cfg["listen_host"], cfg["listen_port"])
+    if loop_probe is not None:
+        check_report_path(loop_probe)
     prepare(data, cfg)
     sys.stdout.reconfigure(line_buffering=True)  # the ready line must reach a pipe at once
     from memory import app, clock
