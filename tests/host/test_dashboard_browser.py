@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio
 import pytest
 from browser import browser  # noqa: F401  (a fixture)
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 from simdevice import TOKEN, SimDevice, call, free_port, session
 from xzmem.config import Config
@@ -121,9 +121,12 @@ def save_record(driver, record: str, content: str) -> None:
 
 def submit(driver, button) -> None:
     """Click a form's button and wait until the page it posts to (after the redirect) has replaced this one."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    # A mark on this page's window: the next page has a new window object without it. (Watching an
+    # element of the old page go stale races with Chrome dropping its node mid-check.)
+    driver.execute_script("window.xzmemOldPage = true")
     button.click()
-    WebDriverWait(driver, 30).until(staleness_of(page))
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(lambda d: d.execute_script(
+        "return window.xzmemOldPage === undefined && document.readyState === 'complete'"))
 
 
 def answers_text(driver) -> str:
