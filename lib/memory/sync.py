@@ -22,7 +22,7 @@ from memory.store import TYPES as STORE_TYPES
 
 _MAX_OPS = const(64)
 _MAX_BATCH_ID = const(64)
-OPS = ("write", "delete", "put_mem", "del_mem", "coins", "mood", "end_conversation")
+OPS = ("write", "delete", "retract", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 
 
 class Sync:
@@ -105,6 +105,10 @@ class Sync:
                 out = m.write(_kind(op), op)
             elif name == "delete":
                 out = m.delete(_kind(op), op)
+            elif name == "retract":
+                from memory.retract import retract  # loaded by the first retract
+
+                out = retract(m, op)
             elif name == "put_mem":
                 out = _keyed(m).put(op)
             elif name == "del_mem":
@@ -128,6 +132,10 @@ class Sync:
             result["detail"] = "trimmed or cut to fit: %s" % ", ".join(out["truncated"])
         elif out.get("result") == "CONFLICT":
             result["detail"] = "conflicts with %s" % ", ".join(c["content"] for c in out["conflicts"])
+        elif out.get("result") == "CHANGED":  # a retract that found something else there
+            result["detail"] = out["detail"]
+            if "now" in out:
+                result["now"] = out["now"]
         return result
 
     def export_steps(self, cursor=None, limit=100, archive=False):
