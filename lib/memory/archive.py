@@ -309,7 +309,7 @@ class Archive:
         """
         return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit))
 
-    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
+    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10, until=None):
         """recall() as a generator: yields before each segment probed, each line read and each
         item finished, and returns the reply (StopIteration.value). One at a time per Archive:
         the line buffer is shared."""
@@ -321,6 +321,10 @@ class Archive:
             t0 = clock.from_local(*clock.parse_date(start_date, "start_date"))
         if end_date:
             t1 = clock.from_local(*clock.parse_date(end_date, "end_date")) + 86399
+        if until is not None:
+            if not _is_int(until) or until < 0:
+                raise ValueError("until must be Unix seconds, got %r" % (until,))
+            t1 = until if t1 is None or until < t1 else t1
         if t0 is not None and t1 is not None and t0 > t1:
             raise ValueError("start_date %s is after end_date %s" % (start_date, end_date))
         if keyword is not None and not isinstance(keyword, str):

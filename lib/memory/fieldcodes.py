@@ -6,6 +6,9 @@ from memory.records import EMOTIONS, GENDERS, int_value
 from memory.refusal import Refusal
 
 _GENDER_ALIASES = {"男": "male", "女": "female", "其他": "other", "m": "male", "f": "female"}
+# The Chinese words a refusal offers (memory.spoken) are taken as well: a refusal never lists as
+# allowed a word it would refuse.
+_EMOTION_WORDS = ("平静", "开心", "难过", "兴奋", "担心", "感动")
 
 
 def gender_code(value):
@@ -34,9 +37,11 @@ def check_birthday(value):
 
 
 def emotion_code(value):
-    """An emotion name (neutral, happy, sad, excited, worried, touched) or its number 0-5."""
+    """An emotion name (neutral, happy, sad, excited, worried, touched), its Chinese word or its number 0-5."""
     if isinstance(value, str) and not value.strip().isdigit():
         name = value.strip().lower()
+        if name in _EMOTION_WORDS:
+            return _EMOTION_WORDS.index(name)
         if name not in EMOTIONS:
             raise Refusal("emotion must be one of %s, got %r" % (", ".join(EMOTIONS), value), "choice", "emotion", value, EMOTIONS)
         return EMOTIONS.index(name)

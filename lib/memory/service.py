@@ -156,11 +156,12 @@ class MemoryService:
         found = found[:limit]
         return {"keyword": keyword, "count": len(found), "items": found}
 
-    def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
-        """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed."""
-        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit))
+    def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=None, until=None):
+        """Memories of `kind`, newest first: those still in NVS, then the archive; duplicates removed.
+        `until` (Unix seconds) keeps those learned then or before: the host's pages of a busy day."""
+        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit, until))
 
-    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=None):
+    def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=None, until=None):
         """recall() as a generator (memory.steps): the archive is read a step at a time."""
         if kind not in RECALL_KINDS:
             raise Refusal("recall type must be one of fact, moment, event, got %r" % (kind,), "choice", "type", kind, RECALL_KINDS)
@@ -179,6 +180,8 @@ class MemoryService:
             day = clock.local_date(item["learned_at"])
             if (start_date and day < start_date) or (end_date and day > end_date) or (needle and not _contains(item, needle)):
                 continue
+            if until is not None and item["learned_at"] > until:
+                continue
             item["timestamp"] = clock.iso_local(item["learned_at"])
             item["type"] = kind
             item["in"] = "nvs"
@@ -187,7 +190,7 @@ class MemoryService:
             if len(items) >= limit:
                 break
         if self.archive is not None and len(items) < limit:
-            older = yield from self.archive.recall_steps(kind, keyword, start_date, end_date, limit)
+            older = yield from self.archive.recall_steps(kind, keyword, start_date, end_date, limit, until)
             for item in older["items"]:
                 if item.get("id") not in seen and len(items) < limit:
                     items.append(item)

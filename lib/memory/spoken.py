@@ -97,7 +97,12 @@ def _allowed(r, language):
     zh = language == "zh"
     a = r.allowed
     if r.what == "choice":
-        return ("、" if zh else ", ").join([word(v, language) for v in a])
+        said = []
+        for v in a:  # an enum may hold a value and its word both (emotion): each word once
+            w = word(v, language)
+            if w not in said:
+                said.append(w)
+        return ("、" if zh else ", ").join(said)
     if r.what == "type":
         return (word(a, language) if zh else _look(_EN_TYPES, a)) or a
     if r.what == "range":

@@ -106,6 +106,13 @@ class SyncTool(mcp.Tool):
             return mcp.streamed(page)
         if action == "stats":
             return (yield from self.memory.stats_steps())
+        if action == "recall":  # the memory tool's recall, with `until` for the host's timeline pages
+            until = args.get("until")
+            if until is not None and (not isinstance(until, int) or isinstance(until, bool) or until < 0):
+                raise ValueError("until must be Unix seconds, got %r" % (until,))
+            return mcp.streamed((yield from self.memory.recall_steps(
+                _need(args, "type"), args.get("keyword"), args.get("start_date"), args.get("end_date"),
+                args.get("limit"), until)))
         unix = clock.check_settable(_need(args, "unix"))
         offset = args.get("utc_offset")
         if offset is not None:

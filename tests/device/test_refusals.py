@@ -79,6 +79,17 @@ class Refusals(unittest.TestCase):
         self.assertFalse(err, out)
         self.assertEqual((out["schedule"]["content"], out.get("truncated")), ("看牙", ["content"]))
 
+    def test_an_emotion_refusal_never_offers_the_word_it_refuses(self):
+        err, out = call(self.device, "memory", {"action": "write", "type": "moment", "topic": "生日",
+                                                "content": "收到了小狗", "emotion": "开心"})
+        self.assertFalse(err, out)
+        self.assertEqual(self.device.store.read("moment")[0]["emotion"], "happy")
+        err, text = call(self.device, "memory", {"action": "write", "type": "moment", "topic": "生日",
+                                                 "content": "吵架了", "emotion": "生气"})
+        self.assertTrue(err)
+        offered = text.split("可以用")[-1]
+        self.assertTrue("开心" in offered and "生气" not in offered, text)
+
     def test_two_schedules_of_one_name_ask_which_time(self):
         clock.set_now(1767225600)  # 2026-01-01 00:00 UTC
         for when in ("2026-03-01 08:00", "2026-03-01 20:00"):

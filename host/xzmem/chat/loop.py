@@ -150,7 +150,7 @@ class Chat:
     async def start(self, client: DeviceClient) -> None:
         """Learn the device's id, its memory overview and (LLM on) its `memory` tool; send leftovers."""
         self.client = client
-        self.device_id = await client.device_id()
+        self.device_id = self.pipelines.device_id = await client.device_id()
         self.overview = await client.memory(action="read")
         if self.llm.enabled:
             self.functions = memory_function(await client.list_tools(with_user_tools=False))

@@ -31,10 +31,9 @@ from xzmem.dashboard.device import (
     Link,
     delete_call,
     export_all,
-    note_delete,
     replace_calls,
 )
-from xzmem.dashboard.review import Review
+from xzmem.dashboard.review import Review, retract_op
 from xzmem.dashboard.security import COOKIE, Session, Sessions, allowed_hosts
 from xzmem.dashboard.texts import pick_language, text
 from xzmem.dashboard.timeline import FILTERS, Cursor, schedule_time, timeline_page
@@ -269,7 +268,7 @@ class Dashboard:
                            groups=groups, keyed=keyed, add_types=ADD_TYPES, nav="edit")
 
     async def log(self, request: Request, session: Session, link: Link) -> Response:
-        turns = self.review.turns()
+        turns = self.review.turns(link.device_id)
         rules = self.pipelines.never.rules()
         return self.render(request, session, "log.html", link=link, turns=turns, rules=rules,
                            when=lambda at: datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S"), nav="log")
@@ -372,9 +371,9 @@ class Dashboard:
 
     async def log_verdict(self, form: dict[str, str], session: Session, link: Link) -> str:
         ref, verdict = form.get("ref", ""), form.get("verdict", "")
-        item = self.review.find(ref)
+        item = self.review.find(ref, link.device_id)
         if item is None:
-            raise ValueError(f"no extracted memory {ref!r} in the log")
+            raise ValueError(f"no extracted memory {ref!r} in this device's log")
         content = form.get("content", "").strip() or item.text
         answers: list[Answer] = []
         if item.memory is not None:  # a deep-channel memory, waiting in working memory
@@ -383,23 +382,37 @@ class Dashboard:
                 self.pipelines.snapshot.save(self.pipelines.working)
             else:
                 answers = await self._apply(session, link, [{"action": "write", "type": "fact", "content": content}])
-        elif item.op is not None and item.op.get("op") == "write":  # a fast-channel device write
-            kind = item.op["type"]
-            if verdict == "rejected":
-                answers = await self._apply(session, link, [_forget_call(item.op)])
-            elif verdict == "edited":
-                answers = await self._apply(session, link, [_forget_call(item.op),
-                                                            {"action": "write", "type": kind, "content": content}])
-        elif item.op is not None and item.op.get("op") == "put_mem":
-            if verdict == "rejected":
-                await self._keyed_ops(session, link, [opslib.del_mem(item.op["key"])])
-            elif verdict == "edited":
-                await self._keyed_put(session, link, item.op["key"], content)
+        elif item.op is not None and item.op.get("op") in ("write", "put_mem") and verdict != "accepted":
+            # Only what this entry wrote, and only while it is still there: the device checks and
+            # changes in one op (memory_sync retract), so a later correction is never lost.
+            answers = await self._retract(session, link, item, content if verdict == "edited" else None)
+            if any(a.result == "CHANGED" for a in answers):
+                return "/log"  # nothing changed: the entry stays open for another verdict
         self.review.mark(ref, verdict, content if verdict == "edited" else None,
                          "; ".join(a.result or a.refusal or "queued" for a in answers) or None)
         if verdict == "rejected" and not answers:
             session.flash.append(Answer(item.text, result="REJECTED"))
         return "/log"
+
+    async def _retract(self, session: Session, link: Link, item: Any, replace: str | None) -> list[Answer]:
+        op = retract_op(item.op, replace)
+        calls = [{"_tool": "memory_sync", "action": "apply", "batch_id": opslib.new_batch_id("dashboard"), "ops": [op]}]
+        answers = await self.device.change(link, calls)
+        for answer in answers:
+            answer.what = item.text
+        session.flash.extend(answers)
+        if item.op.get("op") == "put_mem" and any(a.result in ("DELETED", "UPDATED") for a in answers):
+            key = item.op["key"]
+            if replace is None:
+                self.pipelines.mirror.apply_ops([opslib.del_mem(key)])
+            else:
+                current = next((m for m in self.pipelines.mirror.list_keyed() if m.key == key), None)
+                if current is not None:
+                    now = int(time.time())
+                    built = opslib.put_mem(key, current.category, replace, current.importance, current.source,
+                                           current.tags, current.trigger_count + 1, current.created_at, now, now)
+                    self.pipelines.mirror.apply_ops([built.op])
+        return answers
 
     async def never_add(self, form: dict[str, str], session: Session, link: Link) -> str:
         topic = form.get("topic", "")
@@ -469,16 +482,6 @@ def person_of(records: list[dict[str, Any]]) -> dict[str, Any]:
         "family": by_type.get("family", []),
         "mood": affection.get("mood", ""),
     }
-
-
-def _forget_call(op: dict[str, Any]) -> dict[str, Any]:
-    """The delete that takes back a fast-channel write."""
-    kind = op["type"]
-    if kind == "family":
-        return delete_call("family", op)
-    if kind in PROFILE_TYPES or kind in ("like", "dislike"):
-        return delete_call(kind, op)
-    return note_delete(kind, op)
 
 
 def _local_text(at: int, utc_offset: int) -> str:

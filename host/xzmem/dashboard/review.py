@@ -56,6 +56,22 @@ class Item:
         return self.text
 
 
+def retract_op(op: dict[str, Any], replace: str | None = None) -> dict[str, Any]:
+    """The memory_sync `retract` op that takes back what write or put_mem `op` stored (docs/sync.md)."""
+    if op.get("op") == "put_mem":
+        out = {"op": "retract", "type": "keyed", "key": op["key"], "payload": op.get("payload", "")}
+    else:
+        out = {"op": "retract", "type": op["type"]}
+        for name in ("content", "relation", "name", "topic", "datetime"):
+            if op.get(name) not in (None, ""):
+                out[name] = op[name]
+        if op["type"] == "family" and "name" not in out and "content" in out:  # a family write may name by content
+            out["name"] = out.pop("content")
+    if replace is not None:
+        out["replace"] = replace
+    return out
+
+
 @dataclass
 class Turn:
     at: float
@@ -114,12 +130,12 @@ class Review:
         rows = self.conn.execute("SELECT ref, verdict, content FROM extraction_review").fetchall()
         return {r[0]: (r[1], r[2]) for r in rows}
 
-    def turns(self, limit: int = 20) -> list[Turn]:
-        """The newest turns first, built from the newest `limit` * 2 log entries."""
+    def turns(self, device_id: str, limit: int = 20) -> list[Turn]:
+        """The device's newest turns first, built from its newest `limit` * 2 log entries."""
         verdicts = self.verdicts()
         turns: list[Turn] = []
         by_exchange: dict[tuple, Turn] = {}
-        for entry in self.log.recent(limit * 2):
+        for entry in self.log.recent(limit * 2, device_id=device_id):
             if entry.stage in ("sieve", "changes"):
                 key = (entry.input.get("user"), entry.input.get("assistant"), entry.input.get("now"))
                 turn = by_exchange.get(key)
@@ -138,8 +154,10 @@ class Review:
                 item.verdict, item.verdict_content = verdicts.get(item.ref, (None, None))
         return turns[:limit]
 
-    def find(self, ref: str) -> Item | None:
-        """The item `ref` names (log id, origin, index), read from its log entry."""
+    def find(self, ref: str, device_id: str) -> Item | None:
+        """The item `ref` names (log id, origin, index), read from its log entry, if that entry is the device's."""
         log_id = ref.split(":", 1)[0]
         entry = self.log.get(int(log_id)) if log_id.isdigit() else None
-        return next((i for i in items_of(entry) if i.ref == ref), None) if entry else None
+        if entry is None or entry.device_id != device_id:
+            return None
+        return next((i for i in items_of(entry) if i.ref == ref), None)

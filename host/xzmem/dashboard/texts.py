@@ -85,6 +85,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "log.accept": ("接受", "Accept"),
     "log.reject": ("拒绝", "Reject"),
     "log.edit": ("改后接受", "Edit & accept"),
+    "log.changed": ("这条记忆之后改过了，没有删除或修改任何东西。", "This memory was changed since; nothing was deleted or changed."),
+    "log.now": ("现在是：", "It is now:"),
     "log.empty": ("还没有提取记录。", "Nothing extracted yet."),
     "log.verdict.accepted": ("已接受", "accepted"),
     "log.verdict.rejected": ("已拒绝", "rejected"),

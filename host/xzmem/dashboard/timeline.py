@@ -2,8 +2,9 @@
 
 Hot records (NVS) and keyed memories come from one export; facts and moments come from `recall`,
 which answers those still in NVS and then the archive, newest first. Each page asks `recall` only
-for what that page needs (up to the cursor's day, at most a page plus the entries already shown at
-the cursor's second), so the archive is streamed page by page and never read whole.
+for what that page needs (those learned up to the cursor's second, memory_sync's `until`: at most a
+page plus the entries already shown at that second), so the archive is streamed page by page and
+never read whole, and every record is reached however many one day holds.
 """
 
 from __future__ import annotations
@@ -119,17 +120,18 @@ def wanted(entry: Entry, kind_filter: str | None, keyword: str | None) -> bool:
 
 
 async def recalled_entries(
-    client: DeviceClient, kind: str, keyword: str | None, cursor: Cursor | None, need: int, utc_offset: int
+    client: DeviceClient, kind: str, keyword: str | None, cursor: Cursor | None, need: int
 ) -> tuple[list[Entry], bool]:
     """Up to `need` entries of `kind` the cursor admits, and whether `recall` may hold more."""
     limit = min(MAX_RECALL, need + (len(cursor.shown) if cursor else 0))
     args: dict[str, Any] = {"action": "recall", "type": kind, "limit": limit}
     if keyword:
         args["keyword"] = keyword
-    if cursor is not None:
-        local = datetime.fromtimestamp(cursor.at, UTC) + timedelta(seconds=utc_offset)
-        args["end_date"] = local.strftime("%Y-%m-%d")
-    answer = await client.memory(**args)
+    if cursor is None:
+        answer = await client.memory(**args)
+    else:
+        # Up to the cursor's second, not its day: a day may hold far more than one recall answers.
+        answer = await client.sync(**args, until=cursor.at)
     items = answer.get("items", []) if isinstance(answer, dict) else []
     entries = []
     for item in items:
@@ -157,7 +159,7 @@ async def timeline_page(
     for kind in RECALLED:
         if kind_filter and kind_filter != kind:
             continue
-        found, full = await recalled_entries(client, kind, keyword, cursor, page + 1, utc_offset)
+        found, full = await recalled_entries(client, kind, keyword, cursor, page + 1)
         candidates.extend(e for e in found if wanted(e, kind_filter, None))
         more = more or full
     # Within one second the device's ids tell the order things were learned in.

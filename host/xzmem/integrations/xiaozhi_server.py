@@ -221,6 +221,7 @@ class XiaozhiMemory:
                 device_id = await _device_id(client)
                 device_id = device_id or cache.device_id() or DeviceClient(target.url, target.token).where
                 cache.remember_device(device_id)
+                pipelines.device_id = device_id
                 for user, answer in pairs:
                     outcome = await pipelines.exchange(user, answer)
                     report.errors += outcome.sieve.errors + outcome.changes.errors

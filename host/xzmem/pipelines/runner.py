@@ -108,6 +108,15 @@ class Pipelines:
         self._cold = True  # the first refresh of this process synthesizes a stale profile at once
         self.recalled: list[str] = []  # keyed memories this conversation's prompts have seen, for reflection
 
+    @property
+    def device_id(self) -> str | None:
+        """The device these pipelines work for; the extraction log names it in every entry."""
+        return self.log.device_id
+
+    @device_id.setter
+    def device_id(self, value: str | None) -> None:
+        self.log.device_id = value
+
     def _emit(self, stage: str, ops: list[dict]) -> list[Batch]:
         """Batches for `ops`; keyed changes are mirrored locally and may mark the profile stale."""
         if not ops:
