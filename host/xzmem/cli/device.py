@@ -254,6 +254,8 @@ def forget(
     content: Annotated[str | None, typer.Argument(help="The text to forget, as the device stores it.")] = None,
     relation: Annotated[str | None, typer.Option("--relation", help="Family: the relation (妈妈, brother).")] = None,
     name: Annotated[str | None, typer.Option("--name", help="Family: the member's name.")] = None,
+    when: Annotated[str | None, typer.Option(
+        "--datetime", help="Schedule: when it starts, 'YYYY-MM-DD HH:MM' (two schedules may share a text).")] = None,
     device: DeviceOpt = None,
     token: TokenOpt = None,
     as_json: JsonOpt = False,
@@ -267,6 +269,14 @@ def forget(
             args["relation"] = relation
         if name is not None:
             args["name"] = name
+        if when is not None:
+            if type_ != "schedule":
+                raise CliProblem("--datetime names a schedule; it is only for `forget schedule`")
+            try:
+                datetime.strptime(when, "%Y-%m-%d %H:%M")
+            except ValueError:
+                raise CliProblem(f"--datetime must be 'YYYY-MM-DD HH:MM', got {when!r}") from None
+            args["datetime"] = when
         if content is None and not (type_ == "family" and (relation or name)):
             raise CliProblem("say what to forget: CONTENT (or --relation/--name for family)")
         data = with_device(resolve_settings(device, token), lambda c: c.call("memory", args))
@@ -274,8 +284,9 @@ def forget(
             _print_json(data)
         elif isinstance(data, dict) and "result" in data:
             what = content if content is not None else " ".join(filter(None, (relation, name)))
+            at = f" at {when}" if when else ""
             outcome = "forgotten" if data["result"] == "DELETED" else "nothing matched"
-            say(f"{type_} {what!r}: {outcome} ({data['result']})")
+            say(f"{type_} {what!r}{at}: {outcome} ({data['result']})")
         else:
             _render(stdout(), data)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -35,7 +35,7 @@ from xzmem.dashboard.device import (
 )
 from xzmem.dashboard.review import Review, retract_op
 from xzmem.dashboard.security import COOKIE, Session, Sessions, allowed_hosts
-from xzmem.dashboard.texts import pick_language, text
+from xzmem.dashboard.texts import pick_language, skip_text, text, value_text
 from xzmem.dashboard.timeline import FILTERS, Cursor, schedule_time, timeline_page
 from xzmem.db import open_db
 from xzmem.device import ops as opslib
@@ -48,6 +48,8 @@ STATIC = Path(__file__).parent / "static"
 ADD_TYPES = PROFILE_TYPES + ("like", "dislike", "family", "fact", "trait", "habit", "goal", "moment")
 EDIT_GROUPS = ("like", "dislike", "family", "fact", "trait", "habit", "goal", "moment")
 LANG_COOKIE = "xzmem_lang"
+CONFIRMED = {"/edit/delete": "/edit", "/schedules/delete": "/schedules"}  # deletes asked about first, and where "cancel" goes
+CONFIRM_SHOWN = ("relation", "old_relation", "name", "old_name", "topic", "content", "old_content", "datetime", "key")
 
 
 @dataclass
@@ -109,6 +111,7 @@ class Dashboard:
             Route("/schedules/add", self.action(self.schedule_add), methods=["POST"]),
             Route("/schedules/complete", self.action(self.schedule_complete), methods=["POST"]),
             Route("/schedules/delete", self.action(self.schedule_delete), methods=["POST"]),
+            Route("/confirm", self.page(self.confirm)),
             Route("/login", self.login, methods=["GET", "POST"]),
             Route("/lang/{code}", self.set_language),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -132,9 +135,13 @@ class Dashboard:
     def render(self, request: Request, session: Session, name: str, **context: Any) -> HTMLResponse:
         lang = self._lang(request)
         flash, session.flash = session.flash, []
+        def t(key: str) -> str:
+            return text(lang, key)
+
         html = self.templates.get_template(name).render(
-            t=lambda key: text(lang, key), lang=lang, csrf=session.csrf, flash=flash, path=request.url.path,
-            backlog=self.device.backlog(), **context,
+            t=t, lang=lang, csrf=session.csrf, flash=flash, path=request.url.path, backlog=self.device.backlog(),
+            words=lambda group, value: value_text(lang, group, value), skip=lambda reason: skip_text(lang, reason),
+            said=lambda answer: said(answer, t), **context,
         )
         return HTMLResponse(html)
 
@@ -345,6 +352,8 @@ class Dashboard:
 
     async def edit_delete(self, form: dict[str, str], session: Session, link: Link) -> str:
         kind = form.get("type", "")
+        if form.get("confirmed") != "yes":
+            return _confirm_url("/edit/delete", form)
         if kind == "keyed":
             await self._keyed_ops(session, link, [opslib.del_mem(form["key"])])
             return "/edit"
@@ -431,18 +440,18 @@ class Dashboard:
         if name in LIST_FIELDS:
             value = [v.strip() for v in value.replace("；", ";").split(";") if v.strip()]
         self.pipelines.profiles.set_manual(name, value)
-        session.flash.append(Answer(name, result="UPDATED"))
+        session.flash.append(Answer("profile.field." + name, result="UPDATED"))
         return "/profile"
 
     async def profile_clear(self, form: dict[str, str], session: Session, link: Link) -> str:
         self.pipelines.profiles.clear_manual(form.get("field", ""))
-        session.flash.append(Answer(form.get("field", ""), result="DELETED"))
+        session.flash.append(Answer("profile.field." + form.get("field", ""), result="DELETED"))
         return "/profile"
 
     async def profile_refresh(self, form: dict[str, str], session: Session, link: Link) -> str:
         result = await self.pipelines.refresh_profile(force=True)
         if result is None or result.skipped:
-            session.flash.append(Answer("profile", note=f"not synthesized: {result.skipped if result else 'nothing to do'}"))
+            session.flash.append(Answer("", result="NOT_SYNTHESIZED", detail={"why": result.skipped if result else ""}))
         elif result.errors:
             session.flash.append(Answer("profile", note="; ".join(result.errors)))
         for batch in result.batches if result else []:
@@ -461,12 +470,26 @@ class Dashboard:
         return "/schedules" + (f"?week={form['week']}" if form.get("week") else "")
 
     async def schedule_complete(self, form: dict[str, str], session: Session, link: Link) -> str:
-        await self._apply(session, link, [{"action": "complete_schedule", "content": form.get("content", "")}])
+        await self._apply(session, link, [_one_schedule("complete_schedule", form)])
         return "/schedules"
 
     async def schedule_delete(self, form: dict[str, str], session: Session, link: Link) -> str:
-        await self._apply(session, link, [{"action": "delete", "type": "schedule", "content": form.get("content", "")}])
+        if form.get("confirmed") != "yes":
+            return _confirm_url("/schedules/delete", dict(form, type="schedule"))
+        await self._apply(session, link, [dict(_one_schedule("delete", form), type="schedule")])
         return "/schedules"
+
+    async def confirm(self, request: Request, session: Session, link: Link) -> Response:
+        """The step before a delete: what will go, and a button that sends the delete itself."""
+        fields = {k: v for k, v in request.query_params.items() if k not in ("to", "csrf", "confirmed")}
+        to = request.query_params.get("to", "")
+        if to not in CONFIRMED:
+            return PlainTextResponse(f"nothing to confirm at {to!r}", status_code=400)
+        lang = self._lang(request)
+        kind = fields.get("type", "")
+        shown = [text(lang, "kind." + kind)] + [fields[k] for k in CONFIRM_SHOWN if fields.get(k)]
+        return self.render(request, session, "confirm.html", link=link, to=to, fields=sorted(fields.items()),
+                           what=" ".join(shown), back=CONFIRMED[to], nav="")
 
 
 def person_of(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -482,6 +505,33 @@ def person_of(records: list[dict[str, Any]]) -> dict[str, Any]:
         "family": by_type.get("family", []),
         "mood": affection.get("mood", ""),
     }
+
+
+def _one_schedule(action: str, form: dict[str, str]) -> dict[str, Any]:
+    """A schedule call naming one schedule exactly: its text and the time it starts (two may share a text)."""
+    call: dict[str, Any] = {"action": action, "content": form.get("content", "")}
+    if form.get("datetime"):
+        call["datetime"] = form["datetime"].replace("T", " ")[:16]
+    return call
+
+
+def _confirm_url(to: str, form: dict[str, str]) -> str:
+    fields = {k: v for k, v in form.items() if k not in ("csrf", "confirmed")}
+    return "/confirm?" + urlencode({"to": to, **fields})
+
+
+def said(answer: Answer, t: Callable[[str], str]) -> str:
+    """The change an answer is about, in the page's language ("删除 家人 爸爸 王强")."""
+    call = answer.call or {}
+    if answer.what.startswith("profile.field."):
+        return t(answer.what)
+    if call.get("action") not in ("write", "delete", "complete_schedule"):
+        return answer.what
+    parts = [t("action." + call["action"])]
+    if call.get("type"):
+        parts.append(t("kind." + call["type"]))
+    parts += [str(call[k]) for k in ("relation", "name", "topic", "content", "datetime") if call.get(k) not in (None, "")]
+    return " ".join(parts)
 
 
 def _local_text(at: int, utc_offset: int) -> str:

@@ -85,10 +85,10 @@ class Turn:
 
 
 def op_text(op: dict[str, Any]) -> str:
-    if op.get("op") == "write":
+    if op.get("op") == "write":  # the page shows the type in words beside it
         if op.get("type") == "family":
-            return f"family {op.get('relation', '')} {op.get('name', '')}"
-        return f"{op.get('type')} {op.get('content', '')}"
+            return f"{op.get('relation', '')} {op.get('name', op.get('content', ''))}".strip()
+        return str(op.get("content", ""))
     if op.get("op") == "put_mem":
         return f"[{op.get('category')}] {op.get('payload')}"
     if op.get("op") == "del_mem":

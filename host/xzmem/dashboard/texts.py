@@ -43,7 +43,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "reminders.upcoming": ("即将到来的提醒", "Upcoming reminders"),
     "reminders.missed": ("错过的提醒", "Missed reminders"),
     "health": ("设备状况", "Device health"),
-    "health.nvs": ("NVS 条目（已用 / 空闲）", "NVS entries (used / free)"),
+    "health.nvs": ("热存储条目（已用 / 空闲）", "NVS entries (used / free)"),
     "health.archive": ("归档大小", "Archive size"),
     "health.dropped": ("丢弃的归档段", "Dropped archive segments"),
     "health.flash": ("已写入闪存", "Flash written"),
@@ -63,7 +63,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "older": ("更早 →", "Older →"),
     "newest": ("← 最新", "← Newest"),
     "timeline.empty": ("没有符合条件的记忆。", "No memory matches."),
-    "timeline.note": ("归档按页通过 recall 读取，不会一次全部载入。", "The archive is read page by page through recall, never loaded whole."),
+    "timeline.note": ("归档按页读取，不会一次全部载入。", "The archive is read page by page through recall, never loaded whole."),
     "edit.add": ("添加一条记忆", "Add a memory"),
     "edit.save": ("保存", "Save"),
     "edit.delete": ("删除", "Delete"),
@@ -79,7 +79,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "log.changes": ("变化检测", "Change detection"),
     "log.reflect": ("对话反思", "Reflection"),
     "log.profile": ("画像合成", "Profile synthesis"),
-    "log.raw": ("LLM 原始输出", "Raw LLM output"),
+    "log.raw": ("大模型原始输出", "Raw LLM output"),
     "log.errors": ("错误", "Errors"),
     "log.skipped": ("跳过", "Skipped"),
     "log.accept": ("接受", "Accept"),
@@ -124,6 +124,57 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "schedules.use": ("改用", "Use"),
     "schedules.later": ("本周之外", "Outside this week"),
     "days": ("周一,周二,周三,周四,周五,周六,周日", "Mon,Tue,Wed,Thu,Fri,Sat,Sun"),
+    "device": ("设备", "Device"),
+    "health.mcp": ("设备连接", "MCP WebSocket"),
+    "link.connected": ("已连接", "connected"),
+    "link.away": ("未连接", "away"),
+    "records": ("条", "records"),
+    "bytes": ("字节", "B"),
+    "llm.off": ("（没有配置大模型）", "(LLM off)"),
+    "log.fallback": ("大模型没有答复，原话按低重要度记下", "fallback"),
+    "edit.topic_hint": ("主题（特别时刻）", "topic (moment)"),
+    "edit.family_hint": ("（家人）", "(family)"),
+    "confirm.title": ("确认删除", "Confirm deletion"),
+    "confirm.question": ("确定要删除这条记忆吗？删除后不能恢复。", "Delete this memory? This cannot be undone."),
+    "confirm.yes": ("确定删除", "Delete"),
+    "confirm.no": ("取消", "Cancel"),
+    "result.ADDED": ("已添加", "ADDED"),
+    "result.UPDATED": ("已更新", "UPDATED"),
+    "result.DELETED": ("已删除", "DELETED"),
+    "result.NOOP": ("没有变化", "NOOP"),
+    "result.REJECTED": ("已拒绝", "REJECTED"),
+    "result.CONFLICT": ("时间冲突", "CONFLICT"),
+    "result.NOT_SYNTHESIZED": ("这次没有合成画像", "not synthesized"),
+    "result.APPLIED": ("已应用", "APPLIED"),
+    "action.write": ("写入", "write"),
+    "action.delete": ("删除", "delete"),
+    "action.complete_schedule": ("完成", "complete"),
+    "kind.name": ("名字", "Name"),
+    "kind.age": ("年龄", "Age"),
+    "kind.gender": ("性别", "Gender"),
+    "kind.location": ("所在地", "Location"),
+    "kind.birthday": ("生日", "Birthday"),
+    "kind.profile": ("个人信息", "Profile"),
+    "kind.schedule": ("日程", "Schedules"),
+    "kind.event": ("日程", "Events"),
+    "kind.keyed": ("主机记忆", "Keyed"),
+    "kind.coins": ("金币", "Coins"),
+    "kind.mood": ("心情", "Mood"),
+    "where.nvs": ("热存储", "nvs"),
+    "where.archive": ("归档", "archive"),
+    "where.schedule": ("日程", "schedule"),
+    "where.keyed": ("主机记忆", "keyed"),
+    "repeat.none": ("不重复", "none"),
+    "repeat.daily": ("每天", "daily"),
+    "repeat.weekly": ("每周", "weekly"),
+    "repeat.monthly": ("每月", "monthly"),
+    "gender.male": ("男", "male"),
+    "gender.female": ("女", "female"),
+    "gender.other": ("其他", "other"),
+    "skip.llm off": ("没有配置大模型", "LLM off"),
+    "skip.small talk": ("闲聊，没有要记的", "small talk"),
+    "skip.no core memories": ("还没有核心记忆", "no core memories"),
+    "skip.never remember": ("不记住的话题", "never remember"),
     "login.title": ("登录", "Sign in"),
     "login.password": ("面板密码", "Dashboard password"),
     "login.wrong": ("密码不对。", "Wrong password."),
@@ -138,6 +189,22 @@ def text(lang: str, key: str) -> str:
     if pair is None:
         return key
     return pair[1] if lang == "en" else pair[0]
+
+
+def value_text(lang: str, group: str, value: object) -> str:
+    """A stored code in words (gender female -> 女, repeat weekly -> 每周); other values as they are."""
+    pair = _TEXTS.get(f"{group}.{value}")
+    if pair is None:
+        return str(value)
+    return pair[1] if lang == "en" else pair[0]
+
+
+def skip_text(lang: str, reason: str) -> str:
+    """Why a pipeline stage skipped a turn, in words ('never remember: 游戏' keeps its topic)."""
+    head, sep, rest = reason.partition(": ")
+    if sep and f"skip.{head}" in _TEXTS:
+        return f"{text(lang, 'skip.' + head)}：{rest}" if lang != "en" else reason
+    return text(lang, f"skip.{reason}") if f"skip.{reason}" in _TEXTS else reason
 
 
 def pick_language(asked: str | None, device_language: str | None) -> str:
