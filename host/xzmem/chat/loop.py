@@ -13,7 +13,6 @@ import math
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -22,6 +21,7 @@ from anyio.abc import ObjectReceiveStream
 from xzmem.config import Config
 from xzmem.db import open_db
 from xzmem.device.client import DeviceClient, DeviceError
+from xzmem.device.devicetime import DeviceTime
 from xzmem.device.ops import Batch
 from xzmem.device.outbox import Outbox
 from xzmem.llm import LLMClient, LLMError
@@ -151,6 +151,7 @@ class Chat:
         """Learn the device's id, its memory overview and (LLM on) its `memory` tool; send leftovers."""
         self.client = client
         self.device_id = self.pipelines.device_id = await client.device_id()
+        await self._follow_device_clock(client)
         self.overview = await client.memory(action="read")
         if self.llm.enabled:
             self.functions = memory_function(await client.list_tools(with_user_tools=False))
@@ -159,10 +160,21 @@ class Chat:
         if self.outbox.pending(self.device_id):
             await self.send_pending()
 
+    async def _follow_device_clock(self, client: DeviceClient) -> None:
+        """Count time and dates (今天, 明天) on the device's clock from here on, not this computer's."""
+        try:
+            device_time = DeviceTime.from_stats(await client.sync(action="stats"), self.clock())
+        except DeviceError:
+            return  # a link without memory_sync: this computer's clock is the best guess
+        if device_time is not None:
+            host_clock = self.clock
+            self.clock = lambda: device_time.now(host_clock())
+            self.pipelines.local_time = device_time.local
+
     def _opening_messages(self) -> list[dict[str, Any]]:
         system, memory = load_prompt("chat").render(
             overview=json.dumps(self.overview, ensure_ascii=False),
-            now=datetime.fromtimestamp(self.clock()).strftime("%Y-%m-%d %H:%M"),
+            now=self.pipelines.local_time(self.clock()).strftime("%Y-%m-%d %H:%M"),
         )
         return [{"role": "system", "content": system}, {"role": "system", "content": memory}]
 
@@ -242,7 +254,7 @@ class Chat:
         return text
 
     async def _rule_reply(self, user: str, now: float) -> str:
-        signals, writes = fast_channel(user, datetime.fromtimestamp(now))
+        signals, writes = fast_channel(user, self.pipelines.local_time(now))
         problems = list(dict.fromkeys(s.problem for s in signals if s.problem))
         if problems:
             return f"这个我没法记下：{'；'.join(problems)}。换个说法再告诉我一次吧？"

@@ -12,6 +12,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
 from xzmem.config import Config
 from xzmem.device.ops import Batch, end_conversation, make_batches
@@ -107,6 +108,8 @@ class Pipelines:
         self.snapshot.load_into(self.working)
         self._cold = True  # the first refresh of this process synthesizes a stale profile at once
         self.recalled: list[str] = []  # keyed memories this conversation's prompts have seen, for reflection
+        # The wall time dates are read in: this computer's, or the device's once a chat has asked it.
+        self.local_time: Callable[[float], datetime] = datetime.fromtimestamp
 
     @property
     def device_id(self) -> str | None:
@@ -181,7 +184,8 @@ class Pipelines:
         else:
             sieve, changes = await asyncio.gather(
                 run_sieve(self.llm, self.working, user, assistant, now, format_profile(effective),
-                          self.cfg.sieve.additional_instructions, on_fast_ops=fast_ops_ready),
+                          self.cfg.sieve.additional_instructions, on_fast_ops=fast_ops_ready,
+                          local_time=self.local_time),
                 detect_changes(self.llm, [m for m in memories if m.key != PROFILE_KEY], user, assistant, now,
                                self.cfg.changes,
                                skip_llm="small talk" if is_small_talk_exchange(user, assistant) else None),

@@ -96,12 +96,14 @@ async def run_sieve(
     user_id: str = "",
     session_id: str = "",
     on_fast_ops: Callable[[list[dict]], Awaitable[None]] | None = None,
+    local_time: Callable[[float], datetime] = datetime.fromtimestamp,
 ) -> SieveResult:
-    """Run both channels; `on_fast_ops` gets the fast channel's writes as soon as they exist."""
+    """Run both channels; `on_fast_ops` gets the fast channel's writes as soon as they exist.
+    `local_time` gives the wall time of `now` that 今天/明天 are counted from (the device's)."""
     result = SieveResult()
 
     async def fast() -> None:
-        result.signals, result.fast_ops = fast_channel(user, datetime.fromtimestamp(now))
+        result.signals, result.fast_ops = fast_channel(user, local_time(now))
         if on_fast_ops is not None and result.fast_ops:
             await on_fast_ops(result.fast_ops)
 
