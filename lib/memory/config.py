@@ -22,6 +22,7 @@ DEFAULTS = {
 }
 
 _INTS = ("listen_port", "utc_offset")
+SECRETS = ("wifi_password", "token", "xiaozhi_token")
 LANGUAGES = ("zh", "en")
 
 
@@ -72,3 +73,15 @@ def load(path="/config.json"):
     except ValueError:
         raise ValueError("%s is not valid JSON" % path)
     return validate(raw)
+
+
+def public(cfg):
+    """The config without its secrets, for a backup: what a new board needs besides the passwords."""
+    out = {}
+    for key in cfg:
+        if key not in SECRETS:
+            out[key] = cfg[key]
+    url = out.get("endpoint_url", "")
+    if "?" in url:
+        out["endpoint_url"] = url[: url.find("?")]  # an endpoint's token rides in its query (xiaozhi.me)
+    return out

@@ -60,13 +60,14 @@ MEMORY_SCHEMA = {
 
 SYNC_DESCRIPTION = (
     "Host companion only: apply op batches from the memory pipelines (idempotent by batch_id), "
-    "export or import all memory, report storage stats, set the device clock, recall up to a time."
+    "export or import all memory, report storage stats, set the device clock, recall up to a time, "
+    "read the config without its secrets."
 )
 
 SYNC_SCHEMA = {
     "type": "object",
     "properties": {
-        "action": {"type": "string", "enum": ["apply", "export", "import", "stats", "set_clock", "recall"]},
+        "action": {"type": "string", "enum": ["apply", "export", "import", "stats", "set_clock", "recall", "config"]},
         "batch_id": {"type": "string"},
         "ops": {"type": "array", "items": {"type": "object"}},
         "records": {"type": "array", "items": {"type": "object"}},

@@ -106,6 +106,8 @@ class SyncTool(mcp.Tool):
             return mcp.streamed(page)
         if action == "stats":
             return (yield from self.memory.stats_steps())
+        if action == "config":
+            return _public_config()
         if action == "recall":  # the memory tool's recall, with `until` for the host's timeline pages
             until = args.get("until")
             if until is not None and (not isinstance(until, int) or isinstance(until, bool) or until < 0):
@@ -119,3 +121,12 @@ class SyncTool(mcp.Tool):
             clock.set_utc_offset(offset)
         clock.set_now(unix)
         return {"now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}
+
+
+def _public_config():
+    """The device's /config.json without its secrets (memory.config.public), for `xzmem backup`."""
+    from memory import app, config  # a missing file gives the defaults, as at boot
+
+    out = config.public(config.load(app.CONFIG_PATH))
+    forget("config")  # read for a backup now and then: not kept in RAM
+    return out

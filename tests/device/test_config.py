@@ -50,6 +50,19 @@ class Validate(unittest.TestCase):
         self.assertEqual(config.load(_TMP + "/missing.json")["listen_port"], 8765)
 
 
+class PublicConfig(unittest.TestCase):
+    def test_a_backup_keeps_the_settings_and_none_of_the_secrets(self):
+        cfg = config.validate({"wifi_ssid": "家里", "wifi_password": "pw-123456", "token": "tok-123456",
+                               "xiaozhi_token": "x-1", "endpoint_url": "wss://api.example/mcp/?token=abc",
+                               "language": "en"})
+        out = config.public(cfg)
+        for secret in ("wifi_password", "token", "xiaozhi_token"):
+            self.assertFalse(secret in out, secret)
+        self.assertEqual(out["endpoint_url"], "wss://api.example/mcp/")
+        self.assertEqual((out["wifi_ssid"], out["language"], out["utc_offset"]), ("家里", "en", 28800))
+        self.assertFalse("abc" in str(out) or "123456" in str(out))
+
+
 class BadConfigAtBoot(unittest.TestCase):
     async def test_device_starts_with_defaults_and_says_why(self):
         import asyncio

@@ -117,7 +117,7 @@ class SpokenRefusals(unittest.TestCase):
 
     def test_the_host_tool_keeps_its_technical_english(self):
         result = call(memory_dispatcher(), {"action": "nope"}, "memory_sync")
-        self.assertEqual(result, {"content": [{"type": "text", "text": "action must be one of apply, export, import, stats, set_clock, recall, got 'nope'"}], "isError": True})
+        self.assertEqual(result, {"content": [{"type": "text", "text": "action must be one of apply, export, import, stats, set_clock, recall, config, got 'nope'"}], "isError": True})
 
     def test_language_is_a_device_setting(self):
         self.assertEqual(config.validate({})["language"], "zh")
