@@ -1,4 +1,4 @@
-"""flash, deploy and backup: every step is shown before it runs, --dry-run runs none, bad input stops everything."""
+"""flash, deploy and backup-image: every step is shown before it runs, --dry-run runs none, bad input stops everything."""
 
 import json
 
@@ -23,7 +23,7 @@ def test_flash_dry_run_shows_erase_then_write_and_runs_nothing(tmp_path, port, r
     result = invoke("flash", "--port", port, "--firmware", fw, "--flash-size", "8MB", "--dry-run")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.index("erase-flash") < out.index("write-flash")
+    assert out.index("read-flash 0x8000") < out.index("erase-flash") < out.index("write-flash")
     assert f"--port {port}" in out and "--chip esp32" in out
     assert "--flash-size 8MB 0x1000" in out and "0x8000" in out and "0x10000" in out
     assert "dry run: nothing was run" in out
@@ -33,7 +33,7 @@ def test_flash_dry_run_shows_erase_then_write_and_runs_nothing(tmp_path, port, r
 def test_flash_runs_esptool_with_the_split_firmware_and_our_table(tmp_path, port, ran):
     fw_path = merged_firmware(tmp_path / "fw.bin")
     work = tmp_path / "work"
-    plan = board.flash_plan(port, fw_path, "4MB", workdir=work)
+    plan = board.flash_plan(port, fw_path, "4MB", workdir=work, memory="wipe")
     board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
     erase, write = ran
     assert erase[1:3] == ["-m", "esptool"] and erase[-1] == "erase-flash"
@@ -48,7 +48,7 @@ def test_flash_runs_esptool_with_the_split_firmware_and_our_table(tmp_path, port
 
 def test_flash_esp32s3_writes_its_bootloader_at_zero(tmp_path, port, ran):
     fw = merged_firmware(tmp_path / "s3.bin", chip="esp32s3")
-    plan = board.flash_plan(port, fw, "16MB", workdir=tmp_path / "work")
+    plan = board.flash_plan(port, fw, "16MB", workdir=tmp_path / "work", memory="wipe")
     board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
     write = ran[-1]
     assert write[write.index("--chip") + 1] == "esp32s3"
@@ -170,7 +170,7 @@ def test_backup_reads_table_and_memory_then_extracts(tmp_path, port, monkeypatch
     layout = load_layout("8MB")
     run, calls = _fake_board(layout, {"/archive/facts-0001.jsonl": b'{"id": 1}\n'})
     monkeypatch.setattr(board, "run_command", run)
-    result = invoke("backup", "--port", port, "--out", tmp_path / "bk", "--flash-size", "8MB")
+    result = invoke("backup-image", "--port", port, "--out", tmp_path / "bk", "--flash-size", "8MB")
     assert result.exit_code == 0, result.output
     assert [c[c.index("read-flash") + 1 : c.index("read-flash") + 3] for c in calls] == [
         ["0x8000", "0x1000"], ["0x500000", "0x300000"]]
@@ -181,14 +181,14 @@ def test_backup_reads_table_and_memory_then_extracts(tmp_path, port, monkeypatch
 def test_backup_stops_when_the_board_has_another_layout(tmp_path, port, monkeypatch):
     run, calls = _fake_board(load_layout("4MB"), {})
     monkeypatch.setattr(board, "run_command", run)
-    result = invoke("backup", "--port", port, "--out", tmp_path / "bk", "--flash-size", "8MB")
+    result = invoke("backup-image", "--port", port, "--out", tmp_path / "bk", "--flash-size", "8MB")
     assert result.exit_code == 1
     assert "the board's memory partition is at 0x280000" in result.output
     assert len(calls) == 1  # the memory partition was never read
 
 
 def test_backup_dry_run(tmp_path, port, ran):
-    result = invoke("backup", "--port", port, "--out", tmp_path / "bk", "--flash-size", "16MB", "--dry-run")
+    result = invoke("backup-image", "--port", port, "--out", tmp_path / "bk", "--flash-size", "16MB", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "read-flash 0x800000 0x800000" in result.output
     assert ran == [] and not (tmp_path / "bk").exists()

@@ -14,7 +14,15 @@ from pathlib import Path
 
 from xzmem.board import devconfig, fsimage
 from xzmem.board.firmware import load_firmware
-from xzmem.board.partitions import ROOT, TABLE_OFFSET, TABLE_SECTOR, Layout, load_layout, parse_table
+from xzmem.board.partitions import (
+    ROOT,
+    TABLE_OFFSET,
+    TABLE_SECTOR,
+    Layout,
+    LayoutError,
+    load_layout,
+    parse_table,
+)
 
 DEFAULT_BAUD = 460800
 BUILD = ROOT / "build"
@@ -111,14 +119,28 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+FLASH_MEMORY = ("ask", "keep", "wipe")  # what a flash does to a board that already holds memory
+
+
 def flash_plan(port: str, firmware: Path, flash_size: str, *, csv: Path | None = None,
-               baud: int = DEFAULT_BAUD, workdir: Path | None = None, require_port: bool = True) -> Plan:
-    """Erase the board, then write the firmware's bootloader and app with our partition table between them."""
+               baud: int = DEFAULT_BAUD, workdir: Path | None = None, require_port: bool = True,
+               memory: str = "ask") -> Plan:
+    """Write the firmware's bootloader and app with our partition table between them.
+
+    The board's own table is read first. `memory` says what happens to a board that already holds
+    xzmem's memory (a `memory` partition in its table): "ask" refuses to erase it, "keep" writes
+    only bootloader, table and app (the `nvs` and `memory` partitions, and `vfs` with the code and
+    config, stay as they are; the new layout must put nvs and memory where they are now), "wipe"
+    erases the whole chip first.
+    """
+    if memory not in FLASH_MEMORY:
+        raise BoardError(f"memory must be one of {', '.join(FLASH_MEMORY)}, got {memory!r}")
     layout = load_layout(flash_size, csv)
     fw = load_firmware(firmware)
     if require_port:
         check_port(port)
     out = Path(workdir or BUILD / "flash" / flash_size)
+    board_table = out / "board-partition-table.bin"
     pieces = {
         fw.bootloader_offset: (out / "bootloader.bin", fw.bootloader),
         TABLE_OFFSET: (out / "partition-table.bin", layout.binary()),
@@ -130,20 +152,51 @@ def flash_plan(port: str, firmware: Path, flash_size: str, *, csv: Path | None =
             _write(path, data)
         return f"wrote {', '.join(p.name for p, _ in pieces.values())} to {out}"
 
+    def check_board() -> str:
+        try:
+            found = {p.name: p for p in parse_table(board_table.read_bytes())}
+        except LayoutError:
+            found = {}  # a blank or foreign chip: no table of ours, so no memory of ours either
+        held = found.get("memory")
+        if held is None:
+            if memory == "keep":
+                raise BoardError("the board has no xzmem memory partition to keep; flash it with --wipe-memory")
+            return "the board holds no xzmem memory (no 'memory' partition in its table): erasing loses nothing"
+        where = ", ".join(f"{n} at {found[n].offset:#x}" for n in ("nvs", "memory") if n in found)
+        if memory == "ask":
+            raise BoardError(
+                f"the board holds xzmem memory ({where}); erasing it would lose every memory. "
+                "Keep it: `xzmem flash ... --keep-memory` (writes bootloader, table and app only). "
+                "Or save it first: `xzmem backup FILE --device ...`, then `xzmem flash ... --wipe-memory`, "
+                "`xzmem deploy`, and `xzmem restore FILE`")
+        for name in ("nvs", "memory"):  # kept: the new layout must find them where they are
+            now, new = found.get(name), layout[name]
+            if now is None or (now.offset, now.size) != (new.offset, new.size):
+                at = f"at {now.offset:#x} size {now.size:#x}" if now else "missing"
+                raise BoardError(
+                    f"the {flash_size} layout puts {name} at {new.offset:#x} size {new.size:#x}, the board has it "
+                    f"{at}: it cannot be kept in place. Save the memory first (`xzmem backup FILE`), flash with "
+                    "--wipe-memory, deploy, then `xzmem restore FILE`")
+        return f"the board's nvs and memory partitions stay where the {flash_size} layout has them ({where})"
+
     write_args = []
     for offset, (path, _) in sorted(pieces.items()):
         write_args += [f"{offset:#x}", str(path)]
-    return Plan(
-        f"flash {fw.path.name} ({fw.chip}, app {fw.app_size} bytes) with the {flash_size} layout to {port}",
-        [
-            Step(f"split {fw.path.name} into bootloader and app, and write the {flash_size} partition table",
-                 action=split),
-            Step("erase the whole flash", _esptool(fw.chip, port, baud, "erase-flash")),
-            Step(f"write bootloader at {fw.bootloader_offset:#x}, table at {TABLE_OFFSET:#x}, "
-                 f"app at {layout['factory'].offset:#x}; the bootloader header is set to {flash_size}",
-                 _esptool(fw.chip, port, baud, "write-flash", "--flash-size", flash_size, *write_args)),
-        ],
-    )
+    steps = [Step(f"split {fw.path.name} into bootloader and app, and write the {flash_size} partition table",
+                  action=split)]
+    if memory != "wipe":  # told to wipe, there is nothing to look at first
+        steps += [
+            Step(f"read the board's partition table at {TABLE_OFFSET:#x}",
+                 _esptool(fw.chip, port, baud, "read-flash", f"{TABLE_OFFSET:#x}", f"{TABLE_SECTOR:#x}", str(board_table))),
+            Step("check whether the board holds memory, and what this flash does to it", action=check_board),
+        ]
+    if memory != "keep":
+        steps.append(Step("erase the whole flash", _esptool(fw.chip, port, baud, "erase-flash")))
+    kept = "; nvs, vfs and memory are left as they are" if memory == "keep" else ""
+    steps.append(Step(f"write bootloader at {fw.bootloader_offset:#x}, table at {TABLE_OFFSET:#x}, "
+                      f"app at {layout['factory'].offset:#x}; the bootloader header is set to {flash_size}{kept}",
+                      _esptool(fw.chip, port, baud, "write-flash", "--flash-size", flash_size, *write_args)))
+    return Plan(f"flash {fw.path.name} ({fw.chip}, app {fw.app_size} bytes) with the {flash_size} layout to {port}", steps)
 
 
 def device_files(root: Path = ROOT) -> list[tuple[str, Path]]:

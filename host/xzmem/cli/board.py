@@ -1,4 +1,4 @@
-"""Board commands: partitions, flash, deploy, image, backup, mip."""
+"""Board commands: partitions, flash, deploy, image, backup-image, mip."""
 
 from pathlib import Path
 from typing import Annotated
@@ -18,7 +18,7 @@ from xzmem.board.plans import BoardError, Plan, Step, run_plan
 
 commands = typer.Typer()
 
-# Board commands: partitions, flash, deploy, image, backup, mip. Each builds a plan in xzmem.board.plans,
+# Board commands: partitions, flash, deploy, image, backup-image, mip. Each builds a plan in xzmem.board.plans,
 # shows every step before it runs, and runs nothing with --dry-run.
 
 FlashSize = Annotated[str, typer.Option("--flash-size", help="Board flash size: 4MB, 8MB or 16MB.")]
@@ -101,10 +101,18 @@ def partitions(flash_size: FlashSize = "8MB", out: Annotated[Path, typer.Option(
 @commands.command()
 def flash(port: Port, firmware: Annotated[Path, typer.Option("--firmware", help="Merged MicroPython .bin.")],
           flash_size: FlashSize = "8MB", csv: Csv = None, baud: Baud = board.DEFAULT_BAUD,
+          keep_memory: Annotated[bool, typer.Option(
+              "--keep-memory", help="Do not erase: write bootloader, table and app; nvs, vfs and memory stay.")] = False,
+          wipe_memory: Annotated[bool, typer.Option(
+              "--wipe-memory", help="Erase the whole chip even when it holds memory (back it up first).")] = False,
           dry_run: DryRun = False) -> None:
-    """Erase the board and write MicroPython with the xzmem partition table."""
+    """Write MicroPython with the xzmem partition table; a board that holds memory is not erased unless told."""
     try:
-        plan = board.flash_plan(port, firmware, flash_size, csv=csv, baud=baud, require_port=_port_ready(port, dry_run))
+        if keep_memory and wipe_memory:
+            raise BoardError("--keep-memory and --wipe-memory contradict each other: pass one")
+        memory = "keep" if keep_memory else "wipe" if wipe_memory else "ask"
+        plan = board.flash_plan(port, firmware, flash_size, csv=csv, baud=baud,
+                                require_port=_port_ready(port, dry_run), memory=memory)
         _run(plan, dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
@@ -171,11 +179,11 @@ def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged Micr
         raise _fail(e) from None
 
 
-@commands.command()
-def backup(port: Port, out: Annotated[Path, typer.Option("--out", help="Folder for the table, image and files.")] = Path(
+@commands.command("backup-image")
+def backup_image(port: Port, out: Annotated[Path, typer.Option("--out", help="Folder for the table, image and files.")] = Path(
                "backup"), flash_size: FlashSize = "8MB", csv: Csv = None, baud: Baud = board.DEFAULT_BAUD,
            dry_run: DryRun = False) -> None:
-    """Read the board's memory partition with esptool and open the archive on the host."""
+    """Read the board's memory partition image with esptool and open its files (no device program needed)."""
     try:
         plan = board.backup_plan(port, flash_size, out, csv=csv, baud=baud, require_port=_port_ready(port, dry_run))
         _run(plan, dry_run)

@@ -43,8 +43,10 @@ from xzmem.device.client import (
 )
 from xzmem.device.outbox import Batch, Outbox
 from xzmem.device.transfer import (
+    config_differences,
     export_records,
     import_records,
+    read_backup,
     read_export,
     summarize_import,
     write_export,
@@ -303,10 +305,30 @@ def _progress(console: Console, total: int | None) -> Progress:
     return Progress(*columns, console=console, disable=not console.is_terminal)  # a log gets no bar
 
 
+def _check_writable(file: Path, force: bool) -> None:
+    if file.exists() and not force:
+        raise CliProblem(f"{file} exists; pass --force to overwrite it")
+    folder = file.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        # said before the device is asked for anything: a long export must not end here
+        raise CliProblem(f"cannot write {file}: folder {folder} {'is not writable' if folder.is_dir() else 'does not exist'}")
+
+
+async def _export(client: DeviceClient, archive: bool) -> tuple[str, list[dict[str, Any]]]:
+    device_id = await client.device_id()
+    with _progress(stderr(), None) as progress:
+        task = progress.add_task("exporting records", total=None)
+        records = await export_records(client, lambda n: progress.advance(task, n), archive)
+    return device_id, records
+
+
+ForceOpt = Annotated[bool, typer.Option("--force", "-f", help="Overwrite FILE if it exists.")]
+
+
 @commands.command("export")
 def export_(
     file: Annotated[Path, typer.Argument(help="Where to write the export (JSON).", dir_okay=False)],
-    force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite FILE if it exists.")] = False,
+    force: ForceOpt = False,
     archive: Annotated[
         bool, typer.Option("--archive", help="Also save the archive (older facts, moments, events), paged.")
     ] = False,
@@ -315,23 +337,58 @@ def export_(
 ) -> None:
     """Save all of the device's memory to FILE (a full backup with --archive)."""
     with one_line_errors():
-        if file.exists() and not force:
-            raise CliProblem(f"{file} exists; pass --force to overwrite it")
-        folder = file.parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK):
-            # said before the device is asked for anything: a long export must not end here
-            raise CliProblem(f"cannot write {file}: folder {folder} {'is not writable' if folder.is_dir() else 'does not exist'}")
-
-        async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]]]:
-            device_id = await client.device_id()
-            with _progress(stderr(), None) as progress:
-                task = progress.add_task("exporting records", total=None)
-                records = await export_records(client, lambda n: progress.advance(task, n), archive)
-            return device_id, records
-
-        device_id, records = with_device(resolve_settings(device, token), work)
+        _check_writable(file, force)
+        device_id, records = with_device(resolve_settings(device, token), lambda c: _export(c, archive))
         write_export(file, device_id, records)
         say(f"exported {len(records)} records from {device_id} to {file}")
+
+
+@commands.command()
+def backup(
+    file: Annotated[Path, typer.Argument(help="Where to write the backup (JSON).", dir_okay=False)],
+    force: ForceOpt = False,
+    device: DeviceOpt = None,
+    token: TokenOpt = None,
+) -> None:
+    """Save everything the device remembers (hot store, keyed, archive, schedules, affection) and its
+    config without secrets into one FILE, before an upgrade; `xzmem restore FILE` puts it back."""
+    with one_line_errors():
+        _check_writable(file, force)
+
+        async def work(client: DeviceClient) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+            device_id, records = await _export(client, archive=True)
+            return device_id, records, await client.sync(action="config")
+
+        device_id, records, config = with_device(resolve_settings(device, token), work)
+        write_export(file, device_id, records, config=config)
+        say(f"backed up {len(records)} records and the config (without its secrets) of {device_id} to {file}")
+
+
+def _import_file(file: Path, records: list[dict[str, Any]], settings: DeviceSettings, as_json: bool,
+                 after: Any = None) -> Any:
+    """Import `records` from `file`, report it, and fail when the device refused some; `after(client)`
+    runs on the same connection once the records are in, and its answer is returned."""
+
+    async def work(client: DeviceClient) -> tuple[list[dict[str, Any]], Any]:
+        with _progress(stderr(), len(records)) as progress:
+            task = progress.add_task("importing records", total=len(records))
+            answers = await import_records(client, records, lambda n: progress.advance(task, n))
+        return answers, (await after(client) if after is not None else None)
+
+    answers, extra = with_device(settings, work)
+    tally, replayed, refused = summarize_import(answers)
+    if as_json:
+        _print_json(answers)
+    else:
+        parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
+        if replayed:
+            parts.append(f"{replayed} of {len(answers)} chunks already imported")
+        say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
+        for index, kind, reason in refused:
+            say(f"  refused records[{index}] ({kind}): {reason}")
+    if refused:
+        raise CliProblem(f"{len(refused)} of {len(records)} records were refused (listed above); the rest are stored")
+    return extra
 
 
 @commands.command("import")
@@ -347,25 +404,31 @@ def import_(
         if not records:
             say(f"{file} holds no records; nothing to import")
             return
+        _import_file(file, records, resolve_settings(device, token), as_json)
 
-        async def work(client: DeviceClient) -> list[dict[str, Any]]:
-            with _progress(stderr(), len(records)) as progress:
-                task = progress.add_task("importing records", total=len(records))
-                return await import_records(client, records, lambda n: progress.advance(task, n))
 
-        answers = with_device(resolve_settings(device, token), work)
-        tally, replayed, refused = summarize_import(answers)
-        if as_json:
-            _print_json(answers)
-        else:
-            parts = [f"{n} {kind}" for kind, n in sorted(tally.items())]
-            if replayed:
-                parts.append(f"{replayed} of {len(answers)} chunks already imported")
-            say(f"imported {len(records)} records from {file}: {', '.join(parts) or 'no results'}")
-            for index, kind, reason in refused:
-                say(f"  refused records[{index}] ({kind}): {reason}")
-        if refused:
-            raise CliProblem(f"{len(refused)} of {len(records)} records were refused (listed above); the rest are stored")
+@commands.command()
+def restore(
+    file: Annotated[Path, typer.Argument(help="A backup written by `xzmem backup`.", dir_okay=False)],
+    device: DeviceOpt = None,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put a backup FILE back on a device: every memory, then its config compared with the saved one."""
+    with one_line_errors():
+        records, config = read_backup(file)
+        if config is None:
+            raise CliProblem(f"{file} is an export, not a backup (no config); load it with `xzmem import`")
+        now = _import_file(file, records, resolve_settings(device, token), as_json,
+                           after=lambda client: client.sync(action="config")) if records else None
+        if now is None:
+            now = with_device(resolve_settings(device, token), lambda c: c.sync(action="config"))
+        differences = config_differences(config, now)
+        if not differences:
+            say("the device's config matches the backup's (its secrets are never saved)")
+        for key, current, saved in differences:
+            say(f"  config {key}: the device has {current!r}, the backup {saved!r}; "
+                "set it with `xzmem deploy` (see docs/cli.md, Upgrading)")
 
 
 # --- outbox ------------------------------------------------------------------------------------

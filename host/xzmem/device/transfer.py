@@ -45,8 +45,10 @@ async def export_records(
             return records
 
 
-def write_export(path: Path, device_id: str, records: list[dict[str, Any]]) -> None:
-    """Write the export file under a temporary name, then rename it: no half file on a crash."""
+def write_export(path: Path, device_id: str, records: list[dict[str, Any]],
+                 config: dict[str, Any] | None = None) -> None:
+    """Write the export file under a temporary name, then rename it: no half file on a crash.
+    A backup (`xzmem backup`) also holds the device's config without its secrets."""
     document = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -54,6 +56,8 @@ def write_export(path: Path, device_id: str, records: list[dict[str, Any]]) -> N
         "exported_at": datetime.now().astimezone().isoformat(timespec="seconds"),
         "records": records,
     }
+    if config is not None:
+        document["config"] = config
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     partial.replace(path)
@@ -61,6 +65,11 @@ def write_export(path: Path, device_id: str, records: list[dict[str, Any]]) -> N
 
 def read_export(path: Path) -> list[dict[str, Any]]:
     """The records of an export file, or ExportFileError naming what is wrong with it."""
+    return read_backup(path)[0]
+
+
+def read_backup(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The records and the config (None in a plain export) of an export or backup file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -83,7 +92,15 @@ def read_export(path: Path) -> list[dict[str, Any]]:
     for i, record in enumerate(records):
         if not isinstance(record, dict) or not record:
             raise ExportFileError(f"{path}: records[{i}] must be a non-empty object, got {json.dumps(record)[:40]}")
-    return records
+    config = document.get("config")
+    if config is not None and not isinstance(config, dict):
+        raise ExportFileError(f'{path}: "config" must be an object, got {json.dumps(config)[:40]}')
+    return records, config
+
+
+def config_differences(saved: dict[str, Any], device: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(key, the device's value, the backup's) for each setting the device no longer has as saved."""
+    return [(key, device.get(key), value) for key, value in sorted(saved.items()) if device.get(key) != value]
 
 
 def import_chunks(records: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
