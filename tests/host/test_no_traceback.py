@@ -24,6 +24,8 @@ COMMANDS = {
     "forget": (["forget", "fact", "x"], ["forget", "family"], "say what to forget"),
     "export": (["export", "{tmp}/out.json"], ["export", "/nonexistent/dir/x.json"], "folder /nonexistent/dir does not exist"),
     "import": (["import", "{tmp}/in.json"], ["import", "{tmp}/garbage.json"], "is not an xzmem export"),
+    "backup": (["backup", "{tmp}/bk.json"], ["backup", "/nonexistent/dir/x.json"], "folder /nonexistent/dir does not exist"),
+    "restore": (["restore", "{tmp}/bk-in.json"], ["restore", "{tmp}/garbage.json"], "is not an xzmem export"),
     "outbox": (["outbox", "--send"], ["outbox", "--send", "--device-id"], "--device-id"),
     "chat": (["chat"], ["chat", "--idle-minutes", "0"], "--idle-minutes"),
     "config": (["config", "--check"], ["config", "--check", "--device"], "--device"),
@@ -50,6 +52,8 @@ def assert_one_line(done: subprocess.CompletedProcess, names: str) -> None:
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "in.json").write_text(json.dumps({"format": "xzmem-export", "version": 1, "records": [
+        {"type": "like", "content": "猫"}]}), encoding="utf-8")
+    (tmp_path / "bk-in.json").write_text(json.dumps({"format": "xzmem-export", "version": 1, "config": {}, "records": [
         {"type": "like", "content": "猫"}]}), encoding="utf-8")
     (tmp_path / "garbage.json").write_text("not json", encoding="utf-8")
     return tmp_path
