@@ -24,6 +24,7 @@ from xzmem.cli.app import app as cli
 from xzmem.config import Config
 from xzmem.db import open_db
 from xzmem.llm import LLMClient
+from xzmem.pipelines.extraction_log import ExtractionLog
 from xzmem.pipelines.runner import Pipelines
 
 START = "2026-03-04T10:00"
@@ -64,6 +65,16 @@ class Companion:
 
     def read(self, **args) -> dict:
         return one(self.url, "memory", action="read", **args)
+
+    def keyed(self) -> list[str]:
+        """The payloads of the device's keyed memories (an export holds them)."""
+        payloads, cursor = [], None
+        while True:
+            page = one(self.url, "memory_sync", action="export", limit=200, **({"cursor": cursor} if cursor else {}))
+            payloads += [r["payload"] for r in page["records"] if r["type"] == "keyed"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                return payloads
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +130,28 @@ def test_rejecting_an_old_entry_after_a_correction_keeps_the_current_value_on_bo
     reject(browser, first, kept)
     assert result_codes(browser) == ["DELETED"]
     assert first.read()["preferences"]["likes"] == ["踢球"]
+
+
+def test_a_keyed_memory_is_taken_back_only_while_it_says_what_the_entry_wrote(pair, browser):  # noqa: F811
+    first, second = pair
+    log = ExtractionLog(open_db(first.host), first.id)
+    put = {"op": "put_mem", "key": "mem_pet1", "category": "fact", "payload": "养了一只仓鼠", "importance": 5,
+           "source": "sieve"}
+    refs = []
+    for payload in ("养了一只仓鼠", "养了两只仓鼠"):
+        op = dict(put, payload=payload)
+        log_id = log.record("changes", {"user": payload, "assistant": "", "now": 1.0}, None, {"ops": [op]}, [], [])
+        one(first.url, "memory_sync", action="apply", batch_id=f"keyed-{log_id}", ops=[op])
+        refs.append(f"{log_id}:changes:0")
+    reject(browser, first, refs[0])
+    assert result_codes(browser) == ["CHANGED"]
+    assert first.keyed() == ["养了两只仓鼠"]
+    reject(browser, first, refs[1])
+    assert result_codes(browser) == ["DELETED"]
+    assert first.keyed() == []
+    # The other device's dashboard does not show them.
+    browser.get(second.dash.url + "/log")
+    assert not browser.find_elements(By.CSS_SELECTOR, f'tr.item[data-ref="{refs[0]}"]')
 
 
 def test_each_dashboard_shows_its_own_devices_log_and_names_it(pair, browser):  # noqa: F811
@@ -216,21 +249,21 @@ ENGLISH = re.compile(r"[A-Za-z]{2,}")
 
 
 def test_the_chinese_pages_hold_no_english_words(pair, browser):  # noqa: F811
-    first, _ = pair
-    one(first.url, "memory", action="write", type="gender", content="女")
-    one(first.url, "memory", action="write", type="schedule", content="钢琴课", datetime="2026-03-07 16:00",
-        repeat="weekly", force=True)
-    one(first.url, "memory", action="write", type="moment", topic="生日", content="收到小狗", emotion="开心")
-    first.said("今天天气不错")  # skipped by the deep channel: LLM off
-    browser.get(first.dash.url + "/lang/zh?next=/")
-    for path in ("/", "/timeline", "/edit", "/log", "/profile", "/schedules",
-                 "/confirm?to=/edit/delete&type=like&old_content=拼图"):
-        browser.get(first.dash.url + path)
-        browser.execute_script("for (const id of ['device-name', 'lang-switch']) document.getElementById(id)?.remove()")
-        shown = browser.find_element(By.TAG_NAME, "body").text
-        options = " ".join(o.text for o in browser.find_elements(By.TAG_NAME, "option"))
-        holders = " ".join(e.get_attribute("placeholder") or "" for e in browser.find_elements(By.TAG_NAME, "input"))
-        words = ENGLISH.findall(" ".join((shown, options, holders)))
-        assert words == [], (path, words)
-    browser.get(first.dash.url + "/")
-    assert browser.find_element(By.ID, "profile-gender").text == "女"
+    for c in pair:
+        one(c.url, "memory", action="write", type="gender", content="女")
+        one(c.url, "memory", action="write", type="schedule", content="钢琴课", datetime="2026-03-07 16:00",
+            repeat="weekly", force=True)
+        one(c.url, "memory", action="write", type="moment", topic="生日", content="收到小狗", emotion="开心")
+        c.said("今天天气不错")  # skipped by the deep channel: LLM off
+        browser.get(c.dash.url + "/lang/zh?next=/")
+        for path in ("/", "/timeline", "/edit", "/log", "/profile", "/schedules",
+                     "/confirm?to=/edit/delete&type=like&old_content=拼图"):
+            browser.get(c.dash.url + path)
+            browser.execute_script("for (const id of ['device-name', 'lang-switch']) document.getElementById(id)?.remove()")
+            shown = browser.find_element(By.TAG_NAME, "body").text
+            options = " ".join(o.text for o in browser.find_elements(By.TAG_NAME, "option"))
+            holders = " ".join(e.get_attribute("placeholder") or "" for e in browser.find_elements(By.TAG_NAME, "input"))
+            words = ENGLISH.findall(" ".join((shown, options, holders)))
+            assert words == [], (c.id, path, words)
+        browser.get(c.dash.url + "/")
+        assert browser.find_element(By.ID, "profile-gender").text == "女"

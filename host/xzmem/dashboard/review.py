@@ -89,8 +89,8 @@ def op_text(op: dict[str, Any]) -> str:
         if op.get("type") == "family":
             return f"{op.get('relation', '')} {op.get('name', op.get('content', ''))}".strip()
         return str(op.get("content", ""))
-    if op.get("op") == "put_mem":
-        return f"[{op.get('category')}] {op.get('payload')}"
+    if op.get("op") == "put_mem":  # the page shows the category in words beside it
+        return str(op.get("payload", ""))
     if op.get("op") == "del_mem":
         return f"delete {op.get('key')}"
     return " ".join(f"{k}={v}" for k, v in op.items())

@@ -62,8 +62,8 @@ def entry_text(kind: str, record: dict[str, Any]) -> str:
     if kind == "moment":
         topic = record.get("topic") or ""
         return f"{topic}：{record.get('content', '')}" if topic else str(record.get("content", ""))
-    if kind == "keyed":
-        return f"[{record.get('category', '')}] {record.get('payload', '')}"
+    if kind == "keyed":  # the page shows the category in words beside it
+        return str(record.get("payload", ""))
     if kind == "schedule":
         done = " ✓" if record.get("completed") else ""
         return f"{record.get('datetime', '')} {record.get('content', '')}{done}"
