@@ -101,6 +101,9 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "profile.refresh": ("重新合成", "Refresh"),
     "profile.clear": ("清除手动修改", "Clear the hand edit"),
     "profile.stale": ("画像已过期，下次对话前会重新合成。", "The profile is stale; it is synthesized again before the next turn."),
+    "profile.scope": ("画像保存在这台电脑的数据目录里：几台设备共用一个数据目录时，也共用这一份画像；要分开，请给每台设备各用一个数据目录。",
+                      "The profile is kept in this computer's data directory: devices that share one directory share it too; "
+                      "give each device its own directory (XZMEM_DATA_DIR) to keep them apart."),
     "profile.none": ("还没有画像。", "No profile yet."),
     "profile.keeps": ("手动修改的字段在重新合成后保留。", "Fields edited by hand survive every re-synthesis."),
     "profile.field.summary": ("概要", "Summary"),
