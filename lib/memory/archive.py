@@ -301,13 +301,14 @@ class Archive:
                 total += h[1] if h else 0
         return total
 
-    def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=10):
-        """Newest-first records of `kind` matching a keyword and/or a local date range.
+    def recall(self, kind, keyword=None, start_date=None, end_date=None, limit=10, until=None):
+        """Newest-first records of `kind` matching a keyword and/or a local date range, learned at or
+        before `until` (Unix seconds) when given.
 
         Returns {"type", "count", "items"}; each item is the stored record plus "timestamp",
         the local ISO time it was learned. `self.last` tells what was read.
         """
-        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit))
+        return steps.finish(self.recall_steps(kind, keyword, start_date, end_date, limit, until))
 
     def recall_steps(self, kind, keyword=None, start_date=None, end_date=None, limit=10, until=None):
         """recall() as a generator: yields before each segment probed, each line read and each

@@ -131,6 +131,15 @@ class Recall(unittest.TestCase):
         r = self.a.recall("moment", start_date="2025-01-01", end_date="2025-12-31")
         self.assertEqual(r["count"], 2)
 
+    def test_until_keeps_those_learned_then_or_before(self):
+        # A host paging a day that holds more than one answer asks up to the last second it showed.
+        r = self.a.recall("fact", until=at("2025-01-02"), limit=50)
+        self.assertEqual([it["id"] for it in r["items"]], ["f2", "f1", "f0"])
+        r = self.a.recall("fact", until=at("2025-01-02") - 1, end_date="2025-12-31", limit=2)
+        self.assertEqual([it["id"] for it in r["items"]], ["f1", "f0"])
+        with self.assertRaises(ValueError):
+            self.a.recall("fact", until="yesterday")
+
     def test_date_range_follows_local_time(self):
         clock.set_utc_offset(8 * 3600)
         # Local 2025-01-03 runs from 01-02 16:00 to 01-03 16:00 UTC: f3 (01-03 00:00 UTC) and
