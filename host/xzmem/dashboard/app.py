@@ -395,7 +395,7 @@ class Dashboard:
             # Only what this entry wrote, and only while it is still there: the device checks and
             # changes in one op (memory_sync retract), so a later correction is never lost.
             answers = await self._retract(session, link, item, content if verdict == "edited" else None)
-            if any(a.result == "CHANGED" for a in answers):
+            if any(a.result == "CHANGED" or a.refusal for a in answers):
                 return "/log"  # nothing changed: the entry stays open for another verdict
         self.review.mark(ref, verdict, content if verdict == "edited" else None,
                          "; ".join(a.result or a.refusal or "queued" for a in answers) or None)
