@@ -49,6 +49,15 @@ def _loads(mv):
         return json.loads(bytes(mv))
 
 
+def _earlier(t1, until):
+    """A recall's last second: end_date's, or `until` (Unix seconds) when that comes first."""
+    if until is None:
+        return t1
+    if not _is_int(until) or until < 0:
+        raise ValueError("until must be Unix seconds, got %r" % (until,))
+    return until if t1 is None or until < t1 else t1
+
+
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -322,10 +331,7 @@ class Archive:
             t0 = clock.from_local(*clock.parse_date(start_date, "start_date"))
         if end_date:
             t1 = clock.from_local(*clock.parse_date(end_date, "end_date")) + 86399
-        if until is not None:
-            if not _is_int(until) or until < 0:
-                raise ValueError("until must be Unix seconds, got %r" % (until,))
-            t1 = until if t1 is None or until < t1 else t1
+        t1 = _earlier(t1, until)
         if t0 is not None and t1 is not None and t0 > t1:
             raise ValueError("start_date %s is after end_date %s" % (start_date, end_date))
         if keyword is not None and not isinstance(keyword, str):

@@ -45,6 +45,18 @@ def _integer_text(value):
     return int(text)
 
 
+def _value_of_word(enum, value):
+    """The enum value `value` is the Chinese word of (开心 -> happy), else `value`: a refusal in Chinese
+    offers the values as those words, so it must take them too."""
+    if isinstance(value, str):
+        from memory.spoken import word  # only on this path, which is a refusal's otherwise
+
+        for allowed in enum:
+            if word(allowed, "zh") == value.strip():
+                return allowed
+    return value
+
+
 def check_property(name, spec, value):
     """`value` as the tool gets it (a quoted integer becomes an int); Refusal naming `name` and the
     value when it breaks `spec`."""
@@ -56,6 +68,8 @@ def check_property(name, spec, value):
         elif not (want == "string" and "enum" not in spec and _is_type(value, "integer")):
             raise Refusal("%s must be %s, got %s" % (name, want, _describe(value)), "type", name, value, want)
     enum = spec.get("enum")
+    if enum is not None and value not in enum:
+        value = _value_of_word(enum, value)
     if enum is not None and value not in enum:
         raise Refusal("%s must be one of %s, got %s" % (name, ", ".join([str(e) for e in enum]), _describe(value)),
                       "choice", name, value, enum)

@@ -98,7 +98,7 @@ def _allowed(r, language):
     a = r.allowed
     if r.what == "choice":
         said = []
-        for v in a:  # an enum may hold a value and its word both (emotion): each word once
+        for v in a:  # two values may share a word (schedule and event are both 日程): each word once
             w = word(v, language)
             if w not in said:
                 said.append(w)

@@ -42,9 +42,7 @@ MEMORY_SCHEMA = {
         "name": {"type": "string", "description": "家人名字 / family member's name"},
         "closeness": {"type": "integer", "minimum": 1, "maximum": 5, "description": "亲密度 / closeness"},
         "topic": {"type": "string", "description": "特殊时刻主题 / moment topic"},
-        # The Chinese words too: a zh refusal offers them, and must not offer what it refuses.
-        "emotion": {"type": "string", "enum": ["neutral", "happy", "sad", "excited", "worried", "touched",
-                                               "平静", "开心", "难过", "兴奋", "担心", "感动"]},
+        "emotion": {"type": "string", "enum": ["neutral", "happy", "sad", "excited", "worried", "touched"]},
         "intensity": {"type": "integer", "minimum": 1, "maximum": 5},
         "importance": {"type": "integer", "minimum": 1, "maximum": 5},
         "keyword": {"type": "string", "description": "recall/search 关键词 / keyword"},
@@ -60,8 +58,7 @@ MEMORY_SCHEMA = {
 
 SYNC_DESCRIPTION = (
     "Host companion only: apply op batches from the memory pipelines (idempotent by batch_id), "
-    "export or import all memory, report storage stats, set the device clock, recall up to a time, "
-    "read the config without its secrets."
+    "export or import all memory, report storage stats, set the device clock."
 )
 
 SYNC_SCHEMA = {
@@ -76,9 +73,6 @@ SYNC_SCHEMA = {
         "archive": {"type": "boolean", "description": "export: the archive too (it comes first)"},
         "unix": {"type": "integer"},
         "utc_offset": {"type": "integer"},
-        "type": {"type": "string", "description": "recall: fact, moment or event"},
-        "keyword": {"type": "string"},
-        "until": {"type": "integer", "description": "recall: learned at or before (Unix seconds)"},
     },
     "required": ["action"],
 }

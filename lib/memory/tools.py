@@ -106,15 +106,10 @@ class SyncTool(mcp.Tool):
             return mcp.streamed(page)
         if action == "stats":
             return (yield from self.memory.stats_steps())
-        if action == "config":
-            return _public_config()
-        if action == "recall":  # the memory tool's recall, with `until` for the host's timeline pages
-            until = args.get("until")
-            if until is not None and (not isinstance(until, int) or isinstance(until, bool) or until < 0):
-                raise ValueError("until must be Unix seconds, got %r" % (until,))
-            return mcp.streamed((yield from self.memory.recall_steps(
-                _need(args, "type"), args.get("keyword"), args.get("start_date"), args.get("end_date"),
-                args.get("limit"), until)))
+        if action == "recall" or action == "config":
+            from memory import hostreads  # loaded by the first of these, which only a host asks
+
+            return (yield from hostreads.answer_steps(self.memory, action, args))
         unix = clock.check_settable(_need(args, "unix"))
         offset = args.get("utc_offset")
         if offset is not None:
@@ -122,11 +117,3 @@ class SyncTool(mcp.Tool):
         clock.set_now(unix)
         return {"now": clock.iso_local(clock.now()), "utc_offset": clock.utc_offset()}
 
-
-def _public_config():
-    """The device's /config.json without its secrets (memory.config.public), for `xzmem backup`."""
-    from memory import app, config  # a missing file gives the defaults, as at boot
-
-    out = config.public(config.load(app.CONFIG_PATH))
-    forget("config")  # read for a backup now and then: not kept in RAM
-    return out

@@ -79,7 +79,7 @@ class Refusals(unittest.TestCase):
         self.assertFalse(err, out)
         self.assertEqual((out["schedule"]["content"], out.get("truncated")), ("看牙", ["content"]))
 
-    def test_an_emotion_refusal_never_offers_the_word_it_refuses(self):
+    def test_a_refusal_never_offers_a_word_it_refuses(self):
         err, out = call(self.device, "memory", {"action": "write", "type": "moment", "topic": "生日",
                                                 "content": "收到了小狗", "emotion": "开心"})
         self.assertFalse(err, out)
@@ -89,6 +89,12 @@ class Refusals(unittest.TestCase):
         self.assertTrue(err)
         offered = text.split("可以用")[-1]
         self.assertTrue("开心" in offered and "生气" not in offered, text)
+        # Every value a Chinese refusal offers as a word is taken as that word.
+        clock.set_now(1767225600)
+        err, out = call(self.device, "memory", {"action": "write", "type": "schedule", "content": "游泳课",
+                                                "datetime": "2026-03-01 08:00", "repeat": "每周"})
+        self.assertFalse(err, out)
+        self.assertEqual(out["schedule"]["repeat"], "weekly")
 
     def test_two_schedules_of_one_name_ask_which_time(self):
         clock.set_now(1767225600)  # 2026-01-01 00:00 UTC
