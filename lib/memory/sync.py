@@ -1,5 +1,5 @@
-# memory_sync: op batches from the host applied once each, and export/import of all memory (memory.backup,
-# loaded by the first export or import).
+# memory_sync: op batches from the host applied once each, export/import of all memory (memory.backup,
+# loaded by the first export or import), and recall up to a second for the host's timeline.
 #
 # A batch is all or nothing as the host sees it: the answer lists what each op did, and an op
 # answered REFUSED changed nothing. The replay log (memory.replaylog) gets the answer after the
@@ -137,6 +137,16 @@ class Sync:
             if "now" in out:
                 result["now"] = out["now"]
         return result
+
+    def recall_steps(self, args):
+        """The memory tool's recall, keeping those learned at or before `until` (Unix seconds): the
+        host pages a day that holds more than one answer this way."""
+        until = args.get("until")
+        if until is not None and (not isinstance(until, int) or isinstance(until, bool) or until < 0):
+            raise ValueError("until must be Unix seconds, got %r" % (until,))
+        kind = _kind(args)
+        return (yield from self.memory.recall_steps(kind, args.get("keyword"), args.get("start_date"),
+                                                    args.get("end_date"), args.get("limit"), until))
 
     def export_steps(self, cursor=None, limit=100, archive=False):
         """A page of export records (memory.backup) as a generator of steps (memory.steps);

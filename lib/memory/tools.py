@@ -106,10 +106,14 @@ class SyncTool(mcp.Tool):
             return mcp.streamed(page)
         if action == "stats":
             return (yield from self.memory.stats_steps())
-        if action == "recall" or action == "config":
-            from memory import hostreads  # loaded by the first of these, which only a host asks
+        if action == "recall":  # the memory tool's, with `until` for the host's timeline pages
+            return mcp.streamed((yield from self.sync.recall_steps(args)))
+        if action == "config":  # without its secrets, for `xzmem backup`; read now and then, not kept
+            from memory import app, config
 
-            return (yield from hostreads.answer_steps(self.memory, action, args))
+            out = config.public(config.load(app.CONFIG_PATH))
+            forget("config")
+            return out
         unix = clock.check_settable(_need(args, "unix"))
         offset = args.get("utc_offset")
         if offset is not None:
