@@ -21,10 +21,10 @@ from xzmem.pipelines.extraction_log import ExtractionLog
 from xzmem.pipelines.never_remember import NeverRemember
 from xzmem.pipelines.profile import (
     PROFILE_KEY,
-    last_daily_run,
     ProfileResult,
     ProfileStore,
     format_profile,
+    last_daily_run,
     profile_op,
     synthesize,
     touches_profile_inputs,
