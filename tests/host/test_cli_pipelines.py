@@ -166,3 +166,20 @@ def test_log_shows_raw_output_and_errors(tmp_path, fake_llm):
     assert "对不起，我不能输出 JSON" in shown.stdout and "not JSON" in shown.stdout
     entries = json.loads(runner.invoke(app, ["log", "--json"], env=env).stdout)
     assert [e["stage"] for e in entries] == ["changes", "sieve"]
+
+
+def test_log_shows_each_deep_memory_with_its_category_and_importance(tmp_path, fake_llm):
+    env = env_for(tmp_path, fake_llm)
+    fake_llm.reply({"memories": [{"content": "用户打算下个月去成都旅游", "category": "todo", "importance": 0.6,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    runner.invoke(app, ["sieve", "--user", "我下个月想去成都玩", "--assistant", "好呀"], env=env)
+    shown = runner.invoke(app, ["log", "--stage", "sieve"], env=env)
+    assert shown.exit_code == 0
+    assert "[todo, 0.6] 用户打算下个月去成都旅游" in shown.stdout
+    from xzmem.dashboard.review import items_of
+    from xzmem.pipelines.extraction_log import ExtractionLog
+
+    [entry] = ExtractionLog(open_db(tmp_path / "data")).recent(1, "sieve")
+    [deep] = [item for item in items_of(entry) if item.origin == "deep"]
+    assert (deep.tag, deep.text, deep.editable_text) == ("[todo, 0.6]", "用户打算下个月去成都旅游", "用户打算下个月去成都旅游")

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from xzmem.pipelines.extraction_log import ExtractionLog, LogEntry
+from xzmem.pipelines.extraction_log import ExtractionLog, LogEntry, deep_tag
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS extraction_review (
@@ -48,6 +48,13 @@ class Item:
         if self.op is None:
             return True
         return self.op.get("op") == "put_mem" or (self.op.get("op") == "write" and self.op.get("type") != "family")
+
+    @property
+    def tag(self) -> str:
+        """A deep memory's `[category, importance]`, as seed 004's log review shows it."""
+        if self.memory is None:
+            return ""
+        return deep_tag(self.memory)
 
     @property
     def editable_text(self) -> str:
