@@ -10,6 +10,7 @@ CONFIG_PATH = "/config.json"
 DATA = "/data"
 _UPKEEP_EVERY = const(3600)  # seconds of device time between upkeep checks
 _NIGHTLY_HOUR = const(3)
+_SUNDAY = const(6)  # clock.parts() counts weekdays from Monday = 0
 
 current = None  # the running Device, for the serial transport's call_tool()
 
@@ -61,7 +62,7 @@ class Device:
         asyncio.create_task(self.server.broadcast(text))
 
     def upkeep(self, now=None):
-        """Once a night: archive aged facts, moments and past events."""
+        """Once a night: archive aged facts and moments; on Sunday nights past events too (seed 003)."""
         return steps.finish(self.upkeep_steps(now))
 
     def upkeep_steps(self, now=None):
@@ -73,7 +74,7 @@ class Device:
         if parts[3] < _NIGHTLY_HOUR or parts[:3] == self._last_upkeep_day:
             return None
         self._last_upkeep_day = parts[:3]
-        return (yield from self.store.archive_aged_steps(now))
+        return (yield from self.store.archive_aged_steps(now, events=parts[6] == _SUNDAY))
 
     async def _upkeep_loop(self):
         while True:

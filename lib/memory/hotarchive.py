@@ -1,5 +1,5 @@
-# Hot records handed to the archive (memory.store): a full type's oldest, and each night the aged
-# ones. Loaded by the first handover.
+# Hot records handed to the archive (memory.store): a full type's oldest, each night the aged facts
+# and moments, and each Sunday night the past events. Loaded by the first handover.
 
 from micropython import const
 
@@ -40,7 +40,7 @@ def _archive_steps(store, kind, table, slots):
     return len(slots)
 
 
-def archive_aged_steps(store, now, max_age_days, event_grace):
+def archive_aged_steps(store, now, max_age_days, event_grace, events):
     """Store.archive_aged() as a generator (memory.steps): a step per kind, then the flush's."""
     now = store._now() if now is None else now
     out = {"fact": 0, "moment": 0, "event": 0}
@@ -50,6 +50,8 @@ def archive_aged_steps(store, now, max_age_days, event_grace):
     cutoff = now - max_age_days * _DAY
     for kind, t in (("fact", store._notes["fact"].table), ("moment", store._moments.table),
                     ("event", store._events)):
+        if kind == "event" and not events:
+            continue
         slots = []
         for s in t.oldest_first():
             if kind == "event":

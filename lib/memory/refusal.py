@@ -5,6 +5,7 @@
 #   missing  the field is required          choice   not one of `allowed` (a tuple of values)
 #   type     not of type `allowed`          range    outside `allowed` = (lo, hi)
 #   long     over `allowed` characters      empty    a blank text
+#   bytes    over `allowed` bytes of UTF-8
 #   format   not like the example `allowed` nomatch  nothing stored matches `value`
 #   many     several match; `allowed` names them     full  no room (`allowed` = the capacity)
 #   unknown  an argument the tool does not have

@@ -165,7 +165,8 @@ def _check_content(content):
         raise Refusal("content must be a non-empty string, got %r" % (content,), "empty", "content", content)
     content = trimmed
     if len(content.encode()) > _MAX_CONTENT:
-        raise ValueError("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())))
+        raise Refusal("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())),
+                      "bytes", "content", content, _MAX_CONTENT)
     return content
 
 

@@ -33,6 +33,7 @@ _ZH = (
     "|type=fav:%s要是%s，收到的是%s。"
     "|range=fav:%s要在这个范围：%s，收到的是%s。"
     "|long=fa:%s太长了，最多 %s 个字。"
+    "|bytes=fa:%s太长了，最多能存 %s。"
     "|empty=f:%s不能是空的。"
     "|format=fva:%s的格式不对：%s。要像 %s 这样。"
     "|nomatch=fv:没有找到这个%s：%s。"
@@ -50,6 +51,7 @@ _EN = (
     "|type=fav:The %s should be %s, not %s."
     "|range=fav:The %s should be %s, not %s."
     "|long=fa:The %s is too long: at most %s characters."
+    "|bytes=fa:The %s is too long: it holds at most %s."
     "|empty=f:The %s is empty."
     "|format=fav:The %s should look like %s, not %s."
     "|nomatch=fv:I found no %s matching %s."
@@ -114,6 +116,8 @@ def _allowed(r, language):
         return ("%s 到 %s" if zh else "from %s to %s") % (lo, hi)
     if r.what == "unknown":  # argument names: the model must use them as they are
         return ("、" if zh else ", ").join(a)
+    if r.what == "bytes":  # a UTF-8 byte limit, said as Chinese characters (3 bytes) and letters (1)
+        return ("%d 个汉字或 %d 个字母" if zh else "%d Chinese characters or %d letters") % (a // 3, a)
     if r.what == "many":
         return ("、" if zh else "; ").join([_value(v, language) for v in a])
     return "" if a is None else str(a)

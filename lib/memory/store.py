@@ -276,14 +276,15 @@ class Store:
             return 0
         return (yield from _handover().archive_oldest_steps(self, kind, table, n))
 
-    def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY):
-        """Archive facts and moments learned over `max_age_days` ago and one-off events that ended more
-        than `event_grace` seconds ago, then flush. Returns counts per kind (and "errors" if any)."""
-        return steps.finish(self.archive_aged_steps(now, max_age_days, event_grace))
+    def archive_aged(self, now=None, max_age_days=30, event_grace=_DAY, events=True):
+        """Archive facts and moments learned over `max_age_days` ago and, with `events`, one-off events
+        that ended more than `event_grace` seconds ago, then flush. Returns counts per kind (and
+        "errors" if any)."""
+        return steps.finish(self.archive_aged_steps(now, max_age_days, event_grace, events))
 
-    def archive_aged_steps(self, now=None, max_age_days=30, event_grace=_DAY):
+    def archive_aged_steps(self, now=None, max_age_days=30, event_grace=_DAY, events=True):
         """archive_aged() as a generator (memory.steps): a step per kind, then the flush's."""
-        return (yield from _handover().archive_aged_steps(self, now, max_age_days, event_grace))
+        return (yield from _handover().archive_aged_steps(self, now, max_age_days, event_grace, events))
 
     # ---- batching ----
 

@@ -110,3 +110,23 @@ class Refusals(unittest.TestCase):
         self.assertFalse(err, out)
         err, out = call(self.device, "memory", {"action": "read", "type": "schedule"})
         self.assertEqual([e["datetime"] for e in out["items"]], ["2026-03-01 08:00"])
+
+
+class LongScheduleText(unittest.TestCase):
+    def tearDown(self):
+        clock.set_utc_offset(0)
+
+    def refusal(self, language, content):
+        esp32.configure_nvs(None, reserve=200)
+        device = app.Device(config.validate({"language": language}), data="/nonexistent-data")
+        err, text = call(device, "memory", {"action": "write", "type": "schedule", "content": content,
+                                            "datetime": "2099-03-01 08:00"})
+        self.assertTrue(err)
+        err, out = call(device, "memory", {"action": "read", "type": "schedule"})
+        self.assertEqual(out["items"], [])
+        return text
+
+    def test_a_long_schedule_text_is_refused_in_the_devices_own_language(self):
+        self.assertEqual(self.refusal("zh", "去" * 30), "内容太长了，最多能存 21 个汉字或 64 个字母。")
+        text = self.refusal("en", "walk the dog " * 6)
+        self.assertEqual(text, "The content is too long: it holds at most 21 Chinese characters or 64 letters.")

@@ -173,3 +173,32 @@ def test_llm_failures_are_errors_with_raw_text(fake_llm, llm_config, reply, stat
     assert error in result.errors[0]
     if status == 200:
         assert result.raw == reply
+
+
+@pytest.mark.parametrize(
+    "item, reason",
+    [
+        ({"key": "mem_old", "action": "del"}, "needs the memory's category"),
+        ({"key": "mem_old", "action": "del", "category": "preference"}, "is not mem_old's (fact)"),
+        ({"key": "mem_old", "action": "del", "category": "weather"}, "is not mem_old's (fact)"),
+    ],
+)
+def test_a_deletion_must_name_the_memorys_own_category(item, reason):
+    memory = mem("mem_old", "用户以前住在广州")
+    result = plan_changes([item], [memory], {"mem_old"}, NOW, CFG)
+    assert result.ops == []
+    assert reason in result.refusals[0].reason
+
+
+def test_a_deletion_of_a_memory_the_llm_was_never_shown_is_refused():
+    memory = mem("mem_old", "用户以前住在广州")
+    result = plan_changes([{"key": "mem_old", "action": "del", "category": "fact"}], [memory], set(), NOW, CFG)
+    assert result.ops == []
+    assert "not among the memories shown" in result.refusals[0].reason
+
+
+def test_a_deletion_by_an_alias_of_the_category_is_accepted():
+    memory = mem("mem_tea", "用户喜欢喝绿茶", category="skill")
+    result = plan_changes([{"key": "mem_tea", "action": "del", "category": "desktop_sop"}], [memory],
+                          {"mem_tea"}, NOW, CFG)
+    assert result.ops == [{"op": "del_mem", "key": "mem_tea"}]

@@ -166,3 +166,36 @@ def test_log_shows_raw_output_and_errors(tmp_path, fake_llm):
     assert "对不起，我不能输出 JSON" in shown.stdout and "not JSON" in shown.stdout
     entries = json.loads(runner.invoke(app, ["log", "--json"], env=env).stdout)
     assert [e["stage"] for e in entries] == ["changes", "sieve"]
+
+
+def test_log_shows_each_deep_memory_with_its_category_and_importance(tmp_path, fake_llm):
+    env = env_for(tmp_path, fake_llm)
+    fake_llm.reply({"memories": [{"content": "用户打算下个月去成都旅游", "category": "todo", "importance": 0.6,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    runner.invoke(app, ["sieve", "--user", "我下个月想去成都玩", "--assistant", "好呀"], env=env)
+    shown = runner.invoke(app, ["log", "--stage", "sieve"], env=env)
+    assert shown.exit_code == 0
+    assert "[todo, 0.6] 用户打算下个月去成都旅游" in shown.stdout
+
+
+def test_the_dashboards_log_page_shows_a_deep_memory_with_its_category_and_importance(tmp_path, fake_llm, device):
+    from starlette.testclient import TestClient
+    from xzmem.config import Config
+    from xzmem.dashboard.app import Dashboard, Settings
+    from xzmem.pipelines.extraction_log import ExtractionLog
+
+    env = env_for(tmp_path, fake_llm)
+    fake_llm.reply({"memories": [{"content": "用户打算下个月去成都旅游", "category": "todo", "importance": 0.6,
+                                  "source": "user"}]}, match="记忆提取器")
+    fake_llm.reply("[]", match="维护陪伴型")
+    runner.invoke(app, ["sieve", "--user", "我下个月想去成都玩", "--assistant", "好呀"], env=env)
+    conn = open_db(tmp_path / "data")
+    conn.execute("UPDATE extraction_log SET device_id = ?", (device.state.device_id,))
+    conn.commit()
+    assert ExtractionLog(conn).recent(1, "sieve")
+    cfg = Config()
+    cfg.host.data_dir = str(tmp_path / "data")
+    with TestClient(Dashboard(Settings(device.url, "secret", cfg)).app(), base_url="http://127.0.0.1:8780") as client:
+        page = client.get("/log").text
+    assert "[待办, 0.6]</span> 用户打算下个月去成都旅游" in page

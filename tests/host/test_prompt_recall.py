@@ -7,7 +7,7 @@ import json
 from xzmem.db import open_db
 from xzmem.llm import LLMClient
 from xzmem.pipelines.briefing import briefing, context_text
-from xzmem.pipelines.profile import REFRESH_INTERVAL
+from xzmem.pipelines.profile import last_daily_run
 from xzmem.pipelines.runner import PROMOTE_TRIGGERS, Pipelines
 from xzmem.pipelines.tokens import estimate_tokens
 
@@ -96,7 +96,7 @@ def test_working_memories_past_the_thresholds_are_promoted_once_and_logged(fake_
     assert asyncio.run(pipelines.promote()) is None  # promoted once
 
 
-def test_fast_channel_writes_feed_the_profile_refreshed_at_cold_start_then_daily(fake_llm, config):
+def test_fast_channel_writes_feed_the_profile_refreshed_whenever_stale_and_daily(fake_llm, config):
     clock = Clock()
     pipelines = make(config, clock)
     fake_llm.reply("[]", match=CHANGES)
@@ -108,18 +108,47 @@ def test_fast_channel_writes_feed_the_profile_refreshed_at_cold_start_then_daily
     asyncio.run(pipelines.refresh_profile())
     prompt = requests_with(fake_llm, PROFILE)[0]["body"]["messages"][1]["content"]
     assert "用户叫李雷" in prompt and "用户喜欢踢足球" in prompt
+    clock.t += 60
+    assert asyncio.run(pipelines.refresh_profile()) is None  # fresh: nothing to do
     pipelines.profiles.observe([{"op": "write", "type": "like", "content": "画画"}], clock())
     assert pipelines.profiles.get().stale
-    clock.t += 3600
-    assert asyncio.run(pipelines.refresh_profile()) is None  # stale, but synthesized an hour ago
-    restarted = make(config, clock)
+    clock.t += 60  # a long-lived process: stale a minute after the last synthesis, synthesized again
     fake_llm.reply(PROFILE_REPLY, match=PROFILE)
-    assert asyncio.run(restarted.refresh_profile()) is not None  # cold start
-    restarted.profiles.observe([{"op": "write", "type": "name", "content": "李小雷"}], clock())
-    clock.t += REFRESH_INTERVAL
+    assert asyncio.run(pipelines.refresh_profile()) is not None
+    assert not pipelines.profiles.get().stale
+    assert "用户喜欢画画" in requests_with(fake_llm, PROFILE)[-1]["body"]["messages"][1]["content"]
+
+
+def test_the_daily_run_synthesizes_a_fresh_profile_once_after_three_in_the_morning(fake_llm, config):
+    clock = Clock()
+    pipelines = make(config, clock)
+    pipelines.mirror.apply_ops([keyed("mem_ball", "用户最喜欢踢足球")])
     fake_llm.reply(PROFILE_REPLY, match=PROFILE)
-    assert asyncio.run(restarted.refresh_profile()) is not None  # a day later
-    assert [m.payload for m in restarted.profiles.observed() if m.category == "identity"] == ["用户叫李小雷"]
+    assert asyncio.run(pipelines.refresh_profile()) is not None  # none yet: cold start
+    runs = len(requests_with(fake_llm, PROFILE))
+    next_run = last_daily_run(clock.t) + 86400
+    clock.t = next_run - 1
+    assert asyncio.run(pipelines.refresh_profile()) is None
+    clock.t = next_run + 1
+    fake_llm.reply(PROFILE_REPLY, match=PROFILE)
+    assert asyncio.run(pipelines.refresh_profile()) is not None
+    assert asyncio.run(pipelines.refresh_profile()) is None  # once per day
+    assert len(requests_with(fake_llm, PROFILE)) == runs + 1
+
+
+def test_decisions_projects_and_relationships_mark_the_profile_stale(fake_llm, config):
+    clock = Clock()
+    pipelines = make(config, clock)
+    pipelines.mirror.apply_ops([keyed("mem_ball", "用户最喜欢踢足球")])
+    fake_llm.reply(PROFILE_REPLY, match=PROFILE)
+    asyncio.run(pipelines.refresh_profile())
+    for n, category in enumerate(("decision", "project_state", "relationship")):
+        assert not pipelines.profiles.get().stale
+        pipelines._emit("sieve", [keyed(f"mem_c{n}", f"新的{category}", category=category)])
+        assert pipelines.profiles.get().stale, category
+        clock.t += 60
+        fake_llm.reply(PROFILE_REPLY, match=PROFILE)
+        asyncio.run(pipelines.refresh_profile())
 
 
 def test_a_conversation_end_reflects_on_what_it_read_and_ends_on_the_device(fake_llm, config):

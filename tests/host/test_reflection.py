@@ -138,3 +138,27 @@ def test_recalled_memories_are_in_the_prompt(fake_llm, llm_config):
     run(fake_llm, llm_config, BASE)
     prompt = fake_llm.requests[0]["body"]["messages"][1]["content"]
     assert "mem_job" in prompt and "用户：我上个月搬到深圳了" in prompt
+
+
+@pytest.mark.parametrize("groups", [[["mem_nope"]], [[]], [["mem_ghost", "mem_nope"], []]])
+def test_a_merge_of_unknown_or_no_ids_without_a_new_memory_is_refused_whole(fake_llm, llm_config, groups):
+    data = variant(feedback_data__merge_groups=groups,
+                   feedback_data__new_memories={"knowledge": [], "skill": [], "emotional": [], "event": []})
+    result = run(fake_llm, llm_config, data)
+    assert result.ops == []
+    assert "merge_groups is not empty" in result.errors[0]
+
+
+def test_an_empty_merge_group_beside_new_memories_is_refused_alone(fake_llm, llm_config):
+    data = variant()
+    data["feedback_data"]["merge_groups"].append([])
+    result = run(fake_llm, llm_config, data)
+    assert result.errors == []
+    assert [r.reason for r in result.refusals] == ["empty merge group"]
+    assert {"op": "del_mem", "key": "mem_city2"} in result.ops
+
+
+def test_the_prompt_gives_the_type_priority_order(fake_llm, llm_config):
+    run(fake_llm, llm_config, BASE)
+    system = fake_llm.requests[0]["body"]["messages"][0]["content"]
+    assert "knowledge > skill > event > emotional" in system

@@ -136,3 +136,19 @@ def test_records_round_trip():
     other = WorkingMemory(clock=clock)
     other.load_records(wm.to_records())
     assert [(m.id, m.content, m.category) for m in other.memories] == [(m.id, m.content, m.category) for m in wm.memories]
+
+
+@pytest.mark.parametrize("room, kept", [(53, 50), (60, 57), (52, None), (50, None)])
+def test_a_cut_last_line_keeps_at_least_50_content_characters(room, kept):
+    clock = Clock()
+    wm = WorkingMemory(max_age_minutes=None, clock=clock)
+    wm.add("甲" * 10, 0.9)
+    wm.add("乙" * 200, 0.3)
+    first = "- " + "甲" * 10
+    summary = wm.get_context_summary(max_length=len(first) + 1 + room)
+    lines = summary.split("\n")
+    if kept is None:
+        assert lines == [first]
+    else:
+        assert lines[1] == "- " + "乙" * kept + "…"
+        assert len(summary) == len(first) + 1 + room

@@ -19,7 +19,7 @@ from xzmem.config import Config, ConfigError, load_config
 from xzmem.db import open_db
 from xzmem.llm import LLM_OFF_MESSAGE, LLMClient
 from xzmem.pipelines.conversation import ConversationError, load_conversation
-from xzmem.pipelines.extraction_log import ExtractionLog
+from xzmem.pipelines.extraction_log import ExtractionLog, deep_tag
 from xzmem.pipelines.profile import FIELDS, LIST_FIELDS
 from xzmem.pipelines.runner import ExchangeOutcome, Pipelines, ReflectOutcome
 
@@ -252,6 +252,9 @@ def log_command(
         console.print(Text("input: " + json.dumps(e.input, ensure_ascii=False)[:300]))
         if e.raw_output is not None:
             console.print(Text("raw: " + e.raw_output[:500]))
+        if e.stage == "sieve" and isinstance(e.parsed, dict):
+            for memory in e.parsed.get("extracted") or []:
+                console.print(Text(f"  {deep_tag(memory)} {memory.get('content', '')}"))
         for err in e.errors:
             console.print(Text("error: ", style="yellow") + Text(err))
         if e.batch_ids:

@@ -13,8 +13,10 @@ CATEGORIES = (
 PROFILE = "profile"
 # Never deleted by cleanup or by the LLM (seed 000's "core information"); they are updated in place.
 CORE_CATEGORIES = frozenset({"identity", "preference", "relationship", PROFILE})
-# A change in these marks the synthesized profile stale (seed 004 §5.2.7).
-PROFILE_INPUTS = frozenset({"identity", "preference", "skill"})
+# A change in these marks the synthesized profile stale. Seed 004 §5.2.7 names identity, preference
+# and skill; the synthesis also reads relationships, decisions and project states (its active
+# projects), so a change in those makes it just as out of date.
+PROFILE_INPUTS = frozenset({"identity", "preference", "skill", "relationship", "decision", "project_state"})
 
 ALIASES = {
     "user_preferences": "preference", "preferences": "preference", "coding_style": "preference",

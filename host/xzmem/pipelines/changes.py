@@ -152,6 +152,16 @@ def plan_changes(
             if target is None:
                 result.refusals.append(Refusal(item.key, "del", f"no memory with key {item.key}"))
                 continue
+            if item.key not in shown_keys:
+                result.refusals.append(Refusal(item.key, "del", f"{item.key} was not among the memories shown"))
+                continue
+            if not item.category:
+                result.refusals.append(Refusal(item.key, "del", "del needs the memory's category"))
+                continue
+            if normalise_category(item.category) != target.category:
+                result.refusals.append(Refusal(
+                    item.key, "del", f"category {item.category!r} is not {item.key}'s ({target.category})"))
+                continue
             reason = keep_reason(target, now)
             if reason:
                 result.refusals.append(Refusal(item.key, "del", reason))

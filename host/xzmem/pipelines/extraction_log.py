@@ -102,3 +102,8 @@ def _entry(r: sqlite3.Row) -> LogEntry:
         None if r["parsed"] is None else json.loads(r["parsed"]),
         json.loads(r["errors"]), json.loads(r["batch_ids"]), r["prompt_tokens"], r["device_id"],
     )
+
+
+def deep_tag(memory: dict) -> str:
+    """A deep-channel memory's `[category, importance]`, the way seed 004's log review shows it."""
+    return "[{}, {:.1f}]".format(memory.get("category", "?"), float(memory.get("importance", 0)))

@@ -1,9 +1,10 @@
 """User profile (seed 004 §5.2.7): synthesized from core memories, fed back into the extraction prompt.
 
-A change to an identity / preference / skill memory, and every fast-channel write saying who the user
-is or what they like (kept here as observations the synthesis reads), marks the profile stale. It is
-synthesized when there is none yet, once when the host starts (cold start) and then at most once a
-day. Fields the user edited by hand (source `manual`) replace the synthesized ones and survive every
+A change to a memory the synthesis reads (identity, preference, skill, relationship, decision,
+project_state), and every fast-channel write saying who the user is or what they like (kept here as
+observations the synthesis reads), marks the profile stale. It is synthesized when there is none yet,
+before the next extraction whenever it is stale, and by the daily run (the first refresh after 03:00
+local time each day). Fields the user edited by hand (source `manual`) replace the synthesized ones and survive every
 re-synthesis until cleared.
 """
 
@@ -26,7 +27,7 @@ from xzmem.pipelines.tokens import estimate_tokens
 PROFILE_KEY = "mem_profile"
 CORE_FOR_PROFILE = ("identity", "preference", "skill", "relationship", "decision", "project_state")
 MAX_CORE_MEMORIES = 40
-REFRESH_INTERVAL = 86400  # a stale profile is synthesized again at most once a day
+DAILY_RUN_HOUR = 3  # local time; seed 004 re-synthesizes the profile once a day in the early morning
 # Fast-channel write types that feed the profile, with the category they count as and how they read.
 OBSERVED_TYPES = {
     "name": ("identity", "用户叫{}"), "age": ("identity", "用户{}岁"), "gender": ("identity", "用户的性别：{}"),
@@ -166,8 +167,17 @@ class ProfileStore:
         self.conn.commit()
 
 
+def last_daily_run(now: float) -> float:
+    """The most recent moment at or before `now` when the daily run was due (03:00 local time)."""
+    local = time.localtime(now)
+    today = time.mktime((local.tm_year, local.tm_mon, local.tm_mday, DAILY_RUN_HOUR, 0, 0, 0, 0, -1))
+    if today <= now:
+        return today
+    return time.mktime((local.tm_year, local.tm_mon, local.tm_mday - 1, DAILY_RUN_HOUR, 0, 0, 0, 0, -1))
+
+
 def touches_profile_inputs(ops: list[dict], categories_by_key: dict[str, str]) -> bool:
-    """Whether `ops` add, change or delete an identity / preference / skill memory."""
+    """Whether `ops` add, change or delete a memory the profile is synthesized from."""
     for op in ops:
         if op["op"] == "put_mem" and op["category"] in PROFILE_INPUTS:
             return True

@@ -116,8 +116,13 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
             else:
                 candidates.append((kind, memory))
 
+    if feedback.merge_groups and not candidates:
+        raise ValueError("merge_groups is not empty but new_memories has no usable memory to replace them")
     groups: list[list[KeyedMemory]] = []
     for g, group in enumerate(feedback.merge_groups):
+        if not group:
+            result.refusals.append(Refusal(f"merge_groups.{g}", "empty merge group"))
+            continue
         members = []
         for key in dict.fromkeys(group):
             if key in known:
@@ -126,8 +131,6 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
                 result.refusals.append(Refusal(f"merge_groups.{g}", f"no memory with id {key}"))
         if members:
             groups.append(members)
-    if groups and not candidates:
-        raise ValueError("merge_groups is not empty but new_memories has no usable memory to replace them")
 
     used: set[int] = set()
     merged_keys: set[str] = set()

@@ -22,10 +22,10 @@ from xzmem.pipelines.extraction_log import ExtractionLog
 from xzmem.pipelines.never_remember import NeverRemember
 from xzmem.pipelines.profile import (
     PROFILE_KEY,
-    REFRESH_INTERVAL,
     ProfileResult,
     ProfileStore,
     format_profile,
+    last_daily_run,
     profile_op,
     synthesize,
     touches_profile_inputs,
@@ -106,7 +106,6 @@ class Pipelines:
         self.never = NeverRemember(conn)
         self.working = WorkingMemory.from_config(cfg.working, clock)
         self.snapshot.load_into(self.working)
-        self._cold = True  # the first refresh of this process synthesizes a stale profile at once
         self.recalled: list[str] = []  # keyed memories this conversation's prompts have seen, for reflection
         # The wall time dates are read in: this computer's, or the device's once a chat has asked it.
         self.local_time: Callable[[float], datetime] = datetime.fromtimestamp
@@ -131,13 +130,12 @@ class Pipelines:
         return make_batches(stage, ops)
 
     async def refresh_profile(self, now: float | None = None, force: bool = False) -> ProfileResult | None:
-        """Synthesize the profile when there is none, when it is stale at cold start or a day after the
-        last synthesis, or when forced; None when not needed."""
+        """Synthesize the profile when there is none, when it is stale, when today's daily run has not
+        happened yet, or when forced; None when not needed."""
         now = self.clock() if now is None else now
         state = self.profiles.get()
-        cold, self._cold = self._cold, False
         if not force and state.synthesized is not None:
-            if not state.stale or not (cold or now - (state.synthesized_at or 0) >= REFRESH_INTERVAL):
+            if not state.stale and (state.synthesized_at or 0) >= last_daily_run(now):
                 return None
         memories = self.source.list_keyed()
         result = await synthesize(self.llm, memories + self.profiles.observed(), now)

@@ -21,7 +21,9 @@ VECTOR_WEIGHT = 0.7
 KEYWORD_WEIGHT = 0.3
 DECAY_PERIOD_HOURS = 6
 DECAY_FLOOR = 0.1
-SUMMARY_MIN_CUT = 50
+SUMMARY_MIN_CUT = 50  # content characters a cut last line keeps at least (seed 002)
+SUMMARY_BULLET = "- "
+SUMMARY_ELLIPSIS = "…"
 CONTAINMENT_MAX_CHARS = 32
 STRATEGIES = ("importance_based", "time_based", "capacity_based")
 
@@ -286,7 +288,7 @@ class WorkingMemory:
 
     def get_context_summary(self, max_length: int = 2000) -> str:
         """Most important, then newest, memories as lines, filled greedily within `max_length`
-        characters; the last one is cut to fit when at least 50 characters of room remain."""
+        characters; the last one is cut to fit when at least 50 of its own characters still fit."""
         self._expire_old_memories(self.clock())
         ordered = sorted(
             (m for m in self.memories if not m.forgotten),
@@ -296,15 +298,16 @@ class WorkingMemory:
         lines: list[str] = []
         used = 0
         for item in ordered:
-            line = "- " + item.content
+            line = SUMMARY_BULLET + item.content
             extra = len(line) + (1 if lines else 0)
             if used + extra <= max_length:
                 lines.append(line)
                 used += extra
                 continue
             room = max_length - used - (1 if lines else 0)
-            if room >= SUMMARY_MIN_CUT:
-                lines.append(line[: room - 1] + "…")
+            kept = room - len(SUMMARY_BULLET) - len(SUMMARY_ELLIPSIS)
+            if kept >= SUMMARY_MIN_CUT:
+                lines.append(SUMMARY_BULLET + item.content[:kept] + SUMMARY_ELLIPSIS)
             break
         return "\n".join(lines)
 
