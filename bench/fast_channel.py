@@ -17,6 +17,7 @@ keyword. The table's lines expect exact writes.
 
     .venv/bin/python bench/fast_channel.py            # figures of every part
     .venv/bin/python bench/fast_channel.py --misses   # and the dev, own and table lines that went wrong
+    .venv/bin/python bench/fast_channel.py --parts dev,own --misses   # only these parts
 """
 
 from __future__ import annotations
@@ -145,10 +146,15 @@ def score_table(misses: list | None = None) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="also list the dev, own and table lines that went wrong")
+    parser.add_argument("--parts", default=",".join([*PARTS, "table"]),
+                        help="comma-separated parts to score (default: all of dev, own, test, table)")
     args = parser.parse_args(argv)
+    wanted = set(args.parts.split(","))
     report: dict = {"bench": "fast_channel", "now": NOW.isoformat(sep=" ", timespec="minutes"), "parts": {}}
     missed: dict[str, list] = {}
     for part, file in PARTS.items():
+        if part not in wanted:
+            continue
         module = _load(file)
         if module is None:
             report["parts"][part] = {"missing": f"bench/{file}"}
@@ -156,7 +162,8 @@ def main(argv: list[str] | None = None) -> dict:
         # The test part's lines are never listed: only its figures leave this function.
         misses = missed.setdefault(part, []) if args.misses and part != "test" else None
         report["parts"][part] = score_part(module.LINES, misses)
-    report["parts"]["table"] = score_table(missed.setdefault("table", []) if args.misses else None)
+    if "table" in wanted:
+        report["parts"]["table"] = score_table(missed.setdefault("table", []) if args.misses else None)
     if args.misses:
         report["misses"] = missed
     json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
