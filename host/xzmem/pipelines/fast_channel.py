@@ -199,11 +199,11 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
                   "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"(?:^|我)(?:今年|现在)?(?:已经|才|刚|快|都)?({ZH_NUM})岁(?:了|啦|半)?$|(?:^|我)(?:今年|现在)?(?:已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning) ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)(?= years? old\b|\s*$| and a half\b| now\b)",
                      re.I)
 _PLACE_ZH = re.compile(
-    r"(?:^|我)(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
+    r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
     r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
@@ -211,7 +211,7 @@ _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(r"\bI(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
-_BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
+_BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _BIRTHDAY_EN = re.compile(r"\bmy birthday(?:'s| is) (?:on )?(?:the )?(?:(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?)"
                           r"|(\w+(?:[\s-]\w+)?) of (\w+))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
@@ -304,7 +304,7 @@ def _identity_zh(clause: str, writes: list[dict]) -> None:
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
     if m and "不是" not in clause:
-        age = zh_number(m.group(1) or m.group(2))
+        age = zh_number(m.group(1))
         if age is not None and 0 < age < 130:
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
@@ -389,9 +389,9 @@ _PREDICATE_ZH = re.compile(
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|{ZH_NUM}岁(?:了|啦|半)?|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
     rf"|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?:骑|游|弹|拉|画|写|说|讲|做|下|开|跳|唱)[\u4e00-\u9fff]{{1,6}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都)[\u4e00-\u9fff]{{1,10}})$"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常)[\u4e00-\u9fff]{{1,10}})$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭|在家|去了|回来|出差|不在")
@@ -682,6 +682,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             retracted = [op for op in previous if op in writes]
             writes = [op for op in writes if op not in retracted]
             continue
+        if clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
+            clause = parts[i - 1] + clause
         fixed = _FIXED.match(clause)
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]

@@ -13,7 +13,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
-_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对)(?:\s*\1)+")
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最)(?:\s*\1)+")
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])那个|小智$")
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
 _STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
@@ -33,6 +33,7 @@ def normalise(text: str) -> str:
     text = text.strip()
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
+        text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = _STUTTER_ZH.sub(r"\1", text)
         text = _FILLER_ZH.sub("", text)
         text = _STUTTER_ZH.sub(r"\1", text)
@@ -160,7 +161,7 @@ def asks(clause: str) -> bool:
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
-    r"|(?:^|现在)我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
+    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
