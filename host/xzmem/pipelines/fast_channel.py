@@ -179,7 +179,7 @@ def third_person(text: str, subject: bool = True) -> str:
 
 _NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁")
 _NAME_ZH = re.compile(
-    r"(?:我(?:其实|本来|就|真的)?叫|我的(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫)"
+    r"(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫)"
     r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -204,7 +204,7 @@ _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning) ((?:\d{1,3})|[a-z]+
                      re.I)
 _PLACE_ZH = re.compile(
     r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
-    r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住"
+    r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{2,8}?)(?:的|人)?$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
@@ -277,7 +277,7 @@ def _birthday(clause: str) -> str | None:
     """MM-DD (or YYYY-MM-DD), the only forms the device takes; None when the words are not a date."""
     m = _BIRTHDAY_ZH.search(clause)
     if m:
-        if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and "出生" not in clause:
+        if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的", clause):
             return None
         year, month, day = m.group(1), zh_number(m.group(2)), zh_number(m.group(3))
     else:
@@ -309,7 +309,7 @@ def _identity_zh(clause: str, writes: list[dict]) -> None:
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        value = m.group(1) or m.group(2)
+        value = m.group(1) or m.group(2) or m.group(3)
         stop = _PLACE_STOP.search(value, 1)
         value = value[: stop.start()] if stop else value
         if value:
@@ -353,7 +353,7 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
 def _identity(clause: str, writes: list[dict]) -> None:
     zh = bool(HAN.search(clause))
     (_identity_zh if zh else _identity_en)(clause, writes)
-    if re.search(r"生日|出生|\bbirthday\b", clause, re.I) and not _NEGATED.search(clause):
+    if re.search(r"生日|出生|生的|\bbirthday\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
@@ -390,8 +390,8 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
-    rf"|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?:骑|游|弹|拉|画|写|说|讲|做|下|开|跳|唱)[\u4e00-\u9fff]{{1,6}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常)[\u4e00-\u9fff]{{1,10}})$"
+    rf"|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?:骑|游|弹|拉|画|写|说|讲|做|下|开|跳|唱)[\u4e00-\u9fff]{{1,6}}"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭|在家|去了|回来|出差|不在")
@@ -666,7 +666,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
-    parts = [] if asks_all(sentence) else [c for c in clauses(sentence) if not asks(c)]
+    said = [] if asks_all(sentence) else clauses(sentence)
+    parts = [c for c in said if not asks(c)]
+    if not parts:
+        return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
     writes: list[dict] = []
     previous: list[dict] = []

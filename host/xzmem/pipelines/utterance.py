@@ -56,7 +56,7 @@ _CLAUSE_ZH = re.compile(
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|my name)\b))\s*",
+    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
@@ -70,11 +70,12 @@ _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又�
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂")
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
 
 
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
-_GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$", re.I)
+# A piece that cannot stand alone: a greeting, or the auxiliary that opens a question ("do" | "i have…").
+_GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|does|did|can|could|will|would|should|shall|may|what|when|where|why|how|who)$", re.I)
 
 
 def sentences(text: str) -> list[str]:
@@ -127,7 +128,7 @@ QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
 _ASK_ZH = re.compile(
     r"什么(?![都也])|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
     r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
-    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|没有?$"
+    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|没有?$"
 )
 _ASK_EN = re.compile(
     r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
@@ -139,7 +140,7 @@ _REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|w
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
-_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不)[呀啊哦]?$")
+_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不)[呀啊哦]?$|^你.{1,16}不$")
 
 
 def asks_all(sentence: str) -> bool:
