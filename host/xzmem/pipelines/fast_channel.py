@@ -212,8 +212,9 @@ _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|
 _PLACE_EN = re.compile(r"\bI(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
-_BIRTHDAY_EN = re.compile(r"\bmy birthday(?:'s| is) (?:on )?(?:the )?(?:(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?)"
-                          r"|(\w+(?:[\s-]\w+)?) of (\w+))", re.I)
+_MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_BIRTHDAY_EN = re.compile(rf"\bmy birthday(?:'s| is) (?:on )?(?:the )?(?:(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+                          r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
            "女孩子": "女", "小女孩": "女", "girl": "女", "boy": "男"}
@@ -284,7 +285,7 @@ def _birthday(clause: str) -> str | None:
         m = _BIRTHDAY_EN.search(clause)
         if not m:
             return None
-        month_word, day_text = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        month_word, day_text = (m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
         month = next((i + 1 for i, name in enumerate(MONTHS_EN) if name.startswith(month_word.lower()[:3])), None)
         year, day = None, en_number(day_text)
     if not month or not day:
@@ -315,7 +316,8 @@ def _identity_zh(clause: str, writes: list[dict]) -> None:
         if value:
             writes.append(opslib.write("location", value))
     m = _PLACE_PEOPLE_ZH.search(clause)
-    if m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not re.search(_ROLE_NOUN, m.group(1) + "人"):
+    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not re.search(_ROLE_NOUN, m.group(1) + "人")
+            and not re.search("[你我他她的]", m.group(1))):
         writes.append(opslib.write("location", m.group(1)))
     m = _GENDER_ZH.search(clause)
     if m:
@@ -373,14 +375,14 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     for item in _items(m.group(2), zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
-        if item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它":
+        if item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这":
             continue
         writes.append(opslib.write(kind, item))
 
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)({_KIN_ZH}|{_OTHERS_ZH}|宝宝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)({_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 _PREDICATE_ZH = re.compile(
@@ -390,7 +392,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
-    rf"|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?:骑|游|弹|拉|画|写|说|讲|做|下|开|跳|唱)[\u4e00-\u9fff]{{1,6}}"
+    rf"|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
@@ -402,8 +404,8 @@ _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| na
 _PREDICATE_EN = re.compile(
     r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,30}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|\d{1,2})"
-    r"|(?: also| really| still)? (?:works|lives|teaches|goes|plays|likes|loves|hates|dislikes|doesn't like|does not like|"
-    r"can't stand|has|speaks|drives|cooks|comes from|is allergic|studies)\b[\w ,'-]{1,40})$",
+    r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
+    r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
@@ -540,7 +542,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我起床|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
+_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回")
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
@@ -686,7 +688,12 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             writes = [op for op in writes if op not in retracted]
             continue
         if clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
-            clause = parts[i - 1] + clause
+            before = parts[i - 1]
+            if _NEGATED.search(before):
+                subject = "我" if before.startswith("我") else ""
+                clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
+            else:
+                clause = before + clause
         fixed = _FIXED.match(clause)
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]

@@ -261,7 +261,7 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
             clock = _clock_en(en, sentence)
             if clock is not None:
                 break
-    if clock is None and not named:
+    if clock is None and not named and repeat == "none":
         return None
     if clock is None:
         hour, minute = 9, 0
@@ -276,6 +276,9 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     if not (0 <= hour <= 23 and 0 <= minute <= 59):
         raise ImpossibleDate(f"{hour}:{minute:02d} 不是一天里的时间")
     at = datetime.combine(day, datetime.min.time()).replace(hour=hour, minute=minute)
+    if (at <= now and not named and repeat == "none" and clock is not None and not clock[2] and hour < 12
+            and hour + 12 > now.hour):
+        at = at.replace(hour=hour + 12)  # "at 8" said at ten in the morning: the next 8 o'clock is tonight
     if at <= now and (not named or weekday is not None or repeat == "daily"):
         step = 7 if weekday is not None else 1
         at += timedelta(days=step)

@@ -15,6 +15,8 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
 _STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最)(?:\s*\1)+")
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])那个|小智$")
+# A name said one character at a time (王 子 涵) is one word.
+_SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
 _STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
@@ -37,6 +39,7 @@ def normalise(text: str) -> str:
         text = _STUTTER_ZH.sub(r"\1", text)
         text = _FILLER_ZH.sub("", text)
         text = _STUTTER_ZH.sub(r"\1", text)
+        text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
     text = _FILLER_LIKE.sub(r"\1", text)
@@ -50,7 +53,7 @@ def normalise(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
-    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
+    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
 )
 _CLAUSE_EN = re.compile(
@@ -126,9 +129,9 @@ def clauses(sentence: str) -> list[str]:
 
 QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
 _ASK_ZH = re.compile(
-    r"什么(?![都也])|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
+    r"什么(?![都也])|啥|咋|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
     r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
-    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|没有?$"
+    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
 )
 _ASK_EN = re.compile(
     r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
@@ -140,7 +143,7 @@ _REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|w
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
-_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不)[呀啊哦]?$|^你.{1,16}不$")
+_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$")
 
 
 def asks_all(sentence: str) -> bool:
