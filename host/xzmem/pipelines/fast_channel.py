@@ -200,7 +200,7 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
-_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning) ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)(?= years? old\b|\s*$| and a half\b| now\b)",
+_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)(?= years? old\b|\s*$| and a half\b| now\b)",
                      re.I)
 _PLACE_ZH = re.compile(
     r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
@@ -375,7 +375,9 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     for item in _items(m.group(2), zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
-        if item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这":
+        # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
+        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
+                or re.search(r"你|您|\byou\b", item, re.I)):
             continue
         writes.append(opslib.write(kind, item))
 
