@@ -59,7 +59,7 @@ _CLAUSE_ZH = re.compile(
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
+    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
@@ -79,6 +79,10 @@ _TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说�
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
 # A piece that cannot stand alone: a greeting, or the auxiliary that opens a question ("do" | "i have…").
 _GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|does|did|can|could|will|would|should|shall|may|what|when|where|why|how|who)$", re.I)
+
+
+# A piece ending in a word that needs its clause after it ("i don't like when" | "it's dark").
+_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and)$", re.I)
 
 
 def sentences(text: str) -> list[str]:
@@ -120,7 +124,7 @@ def clauses(sentence: str) -> list[str]:
     parts = [piece for p in parts for piece in (_cut_zh(p) if zh else _cut_en(p))]
     out = [_PARTICLES.sub("", p.rstrip("。！？!?.;；")) for p in (q.strip() for q in parts) if p and p.strip("。！？!?.;；")]
     for i in range(len(out) - 2, -1, -1):
-        if _GREETING.match(out[i]):
+        if _GREETING.match(out[i]) or _OPEN_END.search(out[i]):
             out[i:i + 2] = [out[i] + " " + out[i + 1]]
     return [p for p in out if p]
 
