@@ -202,3 +202,9 @@ def test_seed_004_patterns_are_signals(text, category):
 @pytest.mark.parametrize("text", ["我不要吃青菜", "我不想去幼儿园", "就这样吧", "我需要休息一下"])
 def test_refusals_of_the_moment_and_bare_decisions_write_nothing(text):
     assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_number_run_together_with_a_span_is_not_a_span():
+    # "at 7" and "一个小时后" run together by speech recognition: 7一 is no number, and nothing breaks
+    assert parse_when("7一个小时后", NOW) is None
+    assert fast_channel("remind me to feed my dog every morning at 7一个小时后提醒我关电视", NOW)[1]

@@ -233,11 +233,11 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
             unit = rel.group(2)
             if "半" in rel.group(0)[len(rel.group(1)):] and amount is not None:
                 amount += 0.5
-            minutes = amount * 60 if unit in ("小时", "钟头") else amount
+            minutes = None if amount is None else amount * 60 if unit in ("小时", "钟头") else amount
         else:
             word = (rel.group(3) or "a").lower()
             amount = 1 if word in ("a", "an") else 0.5 if word.startswith("half") else en_number(word)
-            minutes = amount * 60 if rel.group(4).lower().startswith("hour") else amount
+            minutes = None if amount is None else amount * 60 if rel.group(4).lower().startswith("hour") else amount
         if minutes:
             at = now + timedelta(minutes=minutes)
             return at.strftime("%Y-%m-%d %H:%M"), repeat
