@@ -20,11 +20,14 @@ from datetime import date, datetime
 
 from xzmem.device import ops as opslib
 from xzmem.pipelines.spoken_time import (
+    CLOCK_EN,
+    CLOCK_ZH,
     MONTHS_EN,
     ZH_NUM,
     ImpossibleDate,
     en_number,
     parse_when,
+    repeat_of,
     time_words,
     zh_number,
 )
@@ -42,7 +45,7 @@ from xzmem.pipelines.utterance import (
 __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_channel", "parse_when",
            "sentence_writes", "third_person"]
 
-_KIN_ZH = ("爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
+_KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
            "堂弟|堂妹|孙子|孙女|妈|爸")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
@@ -186,7 +189,7 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
-_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽)$|^(?:了|过|着|什么|啥)")
+_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥)")
 _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
                   "good", "great", "happy", "sad", "sick", "ready", "sleepy", "scared", "busy", "big", "little",
@@ -224,7 +227,7 @@ _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|律师|程序员|�
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
-_SCHOOL_ZH = re.compile(r"^我?(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:已经)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
@@ -401,7 +404,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭|在家|去了|回来|出差|不在")
@@ -610,14 +613,21 @@ def _todo_content(text: str) -> str:
     return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
 
+def _habit_time(clause: str) -> bool:
+    """An every-day time with no clock (每天中午, every morning): when a habit happens, not a reminder."""
+    return repeat_of(clause) == "daily" and not (CLOCK_ZH.search(clause) if HAN.search(clause) else CLOCK_EN.search(clause))
+
+
 def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | None:
     """(first, end, schedule write) for the clauses that say something to do and its time ("明天下午3点，
     提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes."""
     remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
     timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
              and _has_time(c, now)]
-    plans = [i for i in timed if _is_plan(clauses[i])]
-    plans += [i + 1 for i in timed if i + 1 < len(clauses) and i + 1 not in timed and _is_plan(clauses[i + 1])]
+    # a plan needs a time one can be reminded at: 每天中午都要午睡 is a habit, not an appointment
+    timed_plans = [i for i in timed if not _habit_time(clauses[i])]
+    plans = [i for i in timed_plans if _is_plan(clauses[i])]
+    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed and _is_plan(clauses[i + 1])]
     if remind and timed:
         marked = sorted(set(remind) | set(timed))
     elif plans:
@@ -629,8 +639,8 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
     when = parse_when(text, now)
-    if when is None:
-        return None
+    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
+        return None  # no time, or a plan whose hour has passed (my friend is coming over today)
     content = _todo_content(joiner.join(c for c in kept if "生日" not in c and "birthday" not in c.lower()) or text)
     if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
         end += 1
