@@ -7,8 +7,8 @@ a Sunday morning.
 
 Relabelled with issue 27 where the old labels asked for less than the channel now rightly keeps:
 facts about other people (我女儿今年5岁, 他喜欢踢足球, My brother likes football, 她在上海工作 after
-her name), 我是北京人 as the place 北京 (as the evaluation data labels 我是重庆人), and 叫我起床 at a
-time as a schedule.
+her name), 我是北京人 as the place 北京 (as the evaluation data labels 我是重庆人), 叫我起床 at a
+time as a schedule, and 不是周三，而是周四开会 as the meeting on Thursday rather than a note of the correction.
 """
 
 from datetime import datetime
@@ -78,7 +78,7 @@ LINES = [
     ("zh", "reminder", "2月30日下午3点提醒我交房租", []),
     ("zh", "reminder", "我叫小红，明天下午3点提醒我去开会", [("name", "小红"), ("schedule", "去开会", "2026-11-23 15:00", "none")]),
     ("zh", "reminder", "明天下午3点，提醒我去开会", [("schedule", "去开会", "2026-11-23 15:00", "none")]),
-    ("zh", "correction", "不是周三，而是周四开会", [("fact", "更正：不是周三，而是周四开会")]),
+    ("zh", "correction", "不是周三，而是周四开会", [("schedule", "开会", "2026-11-26 09:00", "none")]),
     ("zh", "correction", "我说错了，我其实叫小红", [("name", "小红")]),
     ("zh", "correction", "搞错了，我住在杭州", [("location", "杭州")]),
     ("zh", "smalltalk", "今天天气真好", []),

@@ -115,8 +115,13 @@ def test_parse_when(text, expected):
 
 
 def test_correction_keeps_the_sentence():
+    _, writes = fast_channel("不是红色的，而是蓝色的那个", NOW)
+    assert writes == [{"op": "write", "type": "fact", "content": "更正：不是红色的，而是蓝色的那个"}]
+
+
+def test_a_corrected_day_gives_the_schedule_on_the_right_day():
     _, writes = fast_channel("不是周三，而是周四开会", NOW)
-    assert writes == [{"op": "write", "type": "fact", "content": "更正：不是周三，而是周四开会"}]
+    assert [(w["type"], w["content"], w["datetime"]) for w in writes] == [("schedule", "开会", "2026-11-26 09:00")]
 
 
 def test_questions_write_nothing():

@@ -555,25 +555,27 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回")
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
-                      r"|\bthere'?s\b|\bi have\b|\bwe have\b", re.I)
+                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
-_PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
+_PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
                            r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
     r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?)\s+"
-    r"|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
+    r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
     r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
     re.I,
 )
 
 
 def _is_plan(clause: str) -> bool:
+    if re.search(r"生日|\bbirthday\b", clause, re.I):
+        return False  # a date said of a birthday is the birthday, not an appointment
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
     if _NOT_A_PLAN.search(clause):

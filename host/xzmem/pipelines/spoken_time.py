@@ -75,7 +75,7 @@ REPEAT_WEEKLY = re.compile(
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
-    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
+    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
     rf"|(?:({ZH_NUM})月)?({ZH_NUM})[日号]"
 )
 DAY_EN = re.compile(
@@ -261,7 +261,7 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
             clock = _clock_en(en, sentence)
             if clock is not None:
                 break
-    if clock is None and not named and repeat == "none":
+    if clock is None and not named and repeat != "daily":
         return None
     if clock is None:
         hour, minute = 9, 0

@@ -43,6 +43,7 @@ def normalise(text: str) -> str:
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
     text = _FILLER_LIKE.sub(r"\1", text)
+    text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = _STUTTER_EN.sub(r"\1", text)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
