@@ -381,7 +381,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
-    for item in _items(m.group(2), zh):
+    value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    for item in _items(value, zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
@@ -393,7 +394,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)({_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 _PREDICATE_ZH = re.compile(
@@ -407,7 +408,7 @@ _PREDICATE_ZH = re.compile(
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
-_TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭|在家|去了|回来|出差|不在")
+_TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)

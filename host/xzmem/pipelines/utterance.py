@@ -13,7 +13,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
-_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最)(?:\s*\1)+")
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])那个|小智$")
 # A name said one character at a time (王 子 涵) is one word.
 _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
@@ -148,7 +148,7 @@ _REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|w
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
-_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$")
+_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$|是[\u4e00-\u9fff]{1,6}还是[\u4e00-\u9fff]{1,6}$")
 
 
 def asks_all(sentence: str) -> bool:
