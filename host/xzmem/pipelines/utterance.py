@@ -37,6 +37,7 @@ def normalise(text: str) -> str:
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = _STUTTER_ZH.sub(r"\1", text)
+        text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
         text = _STUTTER_ZH.sub(r"\1", text)
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
