@@ -104,7 +104,7 @@ _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay)$", re.I)
-_NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "it", "this", "that", "them", "him", "her", "that one",
+_NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us"}
 
 
@@ -203,7 +203,8 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
-_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)(?= years? old\b|\s*$| and a half\b| now\b)",
+_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
+                     r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
     r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
@@ -216,12 +217,13 @@ _PLACE_EN = re.compile(r"\b(?:I|we)(?: live in| am from|'m from| grew up in| mov
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-_BIRTHDAY_EN = re.compile(rf"\bmy birthday(?:'s| is) (?:on )?(?:the )?(?:(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)$|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
-           "女孩子": "女", "小女孩": "女", "girl": "女", "boy": "男"}
-_GENDER_EN = re.compile(r"^I(?:'m| am) a (?:big |little |good )?(girl|boy)$", re.I)
+           "女孩子": "女", "小女孩": "女", "girl": "女", "boy": "男",
+           "sister": "女", "brother": "男"}
+_GENDER_EN = re.compile(r"^I(?:'m| am) a (?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
 _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
               r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈|"
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
@@ -244,6 +246,9 @@ _ROLE_EN = re.compile(
     re.I,
 )
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
+_TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
+                       r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b|^I go to [\w .'-]{2,40}$", re.I)
 _SKILL_EN = re.compile(r"^I can (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
@@ -264,7 +269,8 @@ _LIKE_EN = re.compile(
     re.I,
 )
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$", re.I)
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
@@ -290,7 +296,8 @@ def _birthday(clause: str) -> str | None:
         m = _BIRTHDAY_EN.search(clause)
         if not m:
             return None
-        month_word, day_text = (m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
+        month_word, day_text = ((m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3)) if m.group(3)
+                                else (m.group(5), m.group(6)))
         month = next((i + 1 for i, name in enumerate(MONTHS_EN) if name.startswith(month_word.lower()[:3])), None)
         year, day = None, en_number(day_text)
     if not month or not day:
@@ -353,6 +360,7 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
     if m:
         writes.append(opslib.write("gender", _GENDER[m.group(1).lower()]))
     elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause) or _SKILL_EN.search(clause)
+          or _TRAIT_EN.search(clause)
           or _PET_EN.search(clause)) and not _HEALTH_EN.search(clause) and not _NEGATED.search(clause):
         writes.append(opslib.write("fact", third_person(clause)))
 
@@ -360,7 +368,7 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
 def _identity(clause: str, writes: list[dict]) -> None:
     zh = bool(HAN.search(clause))
     (_identity_zh if zh else _identity_en)(clause, writes)
-    if re.search(r"生日|出生|生的|\bbirthday\b", clause, re.I) and not _NEGATED.search(clause):
+    if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
@@ -370,7 +378,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     zh = bool(HAN.search(clause))
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
-        writes.extend(opslib.write("like", item) for item in _items(favourite.group(1), zh))
+        said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        writes.extend(opslib.write("like", item) for item in _items(said, zh))
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
@@ -412,10 +421,13 @@ _TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|�
 _PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+([a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
     r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,30}"
-    r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|\d{1,2})"
+    r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|\d{1,3})"
+    r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
+    r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
@@ -673,13 +685,14 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
     return found
 
 
+_DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|sorry)$", re.I)
 _FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict:
     """The same write with the corrected value."""
-    value = _TAIL_ZH.sub("", value) or value
+    value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
     if op["type"] == "family":
         return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
                             closeness=op.get("closeness", 3))
@@ -716,6 +729,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
             else:
                 clause = before + clause
+        denied = _DENIED_EN.match(parts[i - 1]) if i else None
+        if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
+            retracted = [{"type": "name" if denied.group(1) else "location"}]
         fixed = _FIXED.match(clause)
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]
