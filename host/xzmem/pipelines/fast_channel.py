@@ -354,6 +354,9 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
     m = _PLACE_EN.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 8]):
         place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
+        if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
+            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
+            place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         if place and place.lower() not in ("a", "the", "here", "there", "my", "our"):
             writes.append(opslib.write("location", _title(place)))
     m = _GENDER_EN.search(clause)
