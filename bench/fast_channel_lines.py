@@ -4,6 +4,11 @@ Shared by tests/host/test_fast_channel_table.py (every line must match) and benc
 (precision and recall per category and language). A write is (type, content), a family member
 (family, relation, name), a schedule (schedule, content, datetime, repeat). Lines are said at NOW,
 a Sunday morning.
+
+Relabelled with issue 27 where the old labels asked for less than the channel now rightly keeps:
+facts about other people (我女儿今年5岁, 他喜欢踢足球, My brother likes football, 她在上海工作 after
+her name), 我是北京人 as the place 北京 (as the evaluation data labels 我是重庆人), 叫我起床 at a
+time as a schedule, and 不是周三，而是周四开会 as the meeting on Thursday rather than a note of the correction.
 """
 
 from datetime import datetime
@@ -21,7 +26,7 @@ LINES = [
     ("zh", "name", "我叫小明，今年八岁", [("name", "小明"), ("age", "8")]),
     ("zh", "age", "我今年25岁", [("age", "25")]),
     ("zh", "age", "我今年三十二岁了", [("age", "32")]),
-    ("zh", "age", "我女儿今年5岁", []),
+    ("zh", "age", "我女儿今年5岁", [("fact", "主人的女儿今年5岁")]),
     ("zh", "place", "我住在北京", [("location", "北京")]),
     ("zh", "place", "我来自四川成都", [("location", "四川成都")]),
     ("zh", "place", "我现在住在上海浦东，离公司很近", [("location", "上海浦东")]),
@@ -52,7 +57,7 @@ LINES = [
     ("zh", "job", "我是程序员", [("fact", "主人是程序员")]),
     ("zh", "job", "我是一个大学生", [("fact", "主人是大学生")]),
     ("zh", "job", "我在腾讯工作", [("fact", "主人在腾讯工作")]),
-    ("zh", "job", "我是北京人", [("fact", "主人是北京人")]),
+    ("zh", "job", "我是北京人", [("location", "北京")]),
     ("zh", "job", "我退休了", [("fact", "主人退休了")]),
     ("zh", "allergy", "我对青霉素过敏", [("fact", "主人对青霉素过敏")]),
     ("zh", "allergy", "我花生过敏", [("fact", "主人花生过敏")]),
@@ -73,7 +78,7 @@ LINES = [
     ("zh", "reminder", "2月30日下午3点提醒我交房租", []),
     ("zh", "reminder", "我叫小红，明天下午3点提醒我去开会", [("name", "小红"), ("schedule", "去开会", "2026-11-23 15:00", "none")]),
     ("zh", "reminder", "明天下午3点，提醒我去开会", [("schedule", "去开会", "2026-11-23 15:00", "none")]),
-    ("zh", "correction", "不是周三，而是周四开会", [("fact", "更正：不是周三，而是周四开会")]),
+    ("zh", "correction", "不是周三，而是周四开会", [("schedule", "开会", "2026-11-26 09:00", "none")]),
     ("zh", "correction", "我说错了，我其实叫小红", [("name", "小红")]),
     ("zh", "correction", "搞错了，我住在杭州", [("location", "杭州")]),
     ("zh", "smalltalk", "今天天气真好", []),
@@ -90,18 +95,18 @@ LINES = [
     ("zh", "smalltalk", "我需要休息一下", []),
     ("zh", "smalltalk", "我需要一点时间", []),
     ("zh", "name", "大家都叫我小胖", [("name", "小胖")]),
-    ("zh", "name", "明天早上叫我起床", []),
+    ("zh", "reminder", "明天早上叫我起床", [("schedule", "叫我起床", "2026-11-23 09:00", "none")]),
     ("zh", "age", "我已经六十岁了", [("age", "60")]),
     ("zh", "place", "我一直生活在广州", [("location", "广州")]),
     ("zh", "like", "我超喜欢看电影和听音乐", [("like", "看电影"), ("like", "听音乐")]),
     ("zh", "like", "我怕冷", [("dislike", "冷")]),
-    ("zh", "family", "我姐姐叫王芳，她在上海工作", [("family", "姐姐", "王芳")]),
+    ("zh", "family", "我姐姐叫王芳，她在上海工作", [("family", "姐姐", "王芳"), ("fact", "主人的姐姐王芳在上海工作")]),
     ("zh", "job", "我是一名护士，在医院上夜班", [("fact", "主人是护士")]),
     ("zh", "allergy", "我对猫毛过敏，所以不能养猫", [("fact", "主人对猫毛过敏")]),
     ("zh", "reminder", "后天上午9点提醒我取快递", [("schedule", "取快递", "2026-11-24 09:00", "none")]),
     ("zh", "smalltalk", "这个电影挺好看的", []),
     ("zh", "smalltalk", "我刚下班回家", []),
-    ("zh", "smalltalk", "他喜欢踢足球", []),
+    ("zh", "third_party", "他喜欢踢足球", [("fact", "他喜欢踢足球")]),
     # --- English ---
     ("en", "name", "My name is Tom", [("name", "Tom")]),
     ("en", "name", "My name is Tom and I like cats", [("name", "Tom"), ("like", "cats")]),
@@ -152,7 +157,7 @@ LINES = [
     ("en", "like", "I don't like spiders", [("dislike", "spiders")]),
     ("en", "job", "I'm a teacher at a primary school", [("fact", "The user is a teacher at a primary school")]),
     ("en", "reminder", "Remind me to pay the rent on Monday", [("schedule", "pay the rent", "2026-11-23 09:00", "none")]),
-    ("en", "smalltalk", "My brother likes football", []),
+    ("en", "third_party", "My brother likes football", [("fact", "The user's brother likes football")]),
 ]
 
 

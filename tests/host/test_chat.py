@@ -291,3 +291,57 @@ def test_chat_in_a_terminal_edits_lines_and_keeps_a_history(tmp_path):
         overview = asyncio.run(device_read(device.url))
     assert overview["profile"]["name"] == "王浩明"
     assert "我叫王浩明" in (tmp_path / "host" / "chat_history").read_text(encoding="utf-8")
+
+
+def _next(weekday: int, hour: int) -> datetime:
+    """The first `weekday` at `hour`:00 after now (local time), as the chat computes a weekly repeat."""
+    now = datetime.now()
+    day = datetime.fromordinal(now.toordinal() + (weekday - now.weekday()) % 7).replace(hour=hour)
+    return day if day > now else datetime.fromordinal(day.toordinal() + 7).replace(hour=hour)
+
+
+def test_chat_without_llm_answers_what_is_asked_and_keeps_spoken_schedules(tmp_path):
+    tomorrow = f"{datetime.fromordinal(datetime.now().toordinal() + 1):%Y-%m-%d} 15:00"
+    wednesday = f"{_next(2, 16):%Y-%m-%d %H:%M}"
+    lines = ["我叫王浩宇", "我叫什么名字", "我喜欢小狗不喜欢小猫", "我不喜欢什么", "明天下午三点去打疫苗",
+             "每个星期三下午四点提醒我去学画画", "我的日程", "你还记得我什么"]
+    with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
+        done = xzmem_chat(tmp_path, "--device", device.url.split("?")[0], "--token", TOKEN, stdin="\n".join(lines) + "\n")
+        overview = asyncio.run(device_read(device.url))
+    assert done.returncode == 0, done.stderr
+    replies = [line for line in done.stdout.splitlines()[1:] if not line.startswith("你> ")]
+    schedules = sorted([f"{tomorrow} 去打疫苗", f"{wednesday} 去学画画（每周）"])
+    assert replies == [
+        "记住了：名字 王浩宇",
+        "你叫王浩宇。",  # the question stored nothing: the name is still the one said
+        "记住了：喜欢 小狗；不喜欢 小猫",
+        "你不喜欢小猫。",
+        f"记住了：日程 {tomorrow} 去打疫苗",
+        f"记住了：日程 {wednesday} 去学画画（每周）",
+        "接下来的日程：" + "；".join(schedules),
+        "我记得：名字 王浩宇；喜欢 小狗；不喜欢 小猫；" + "；".join("日程 " + s for s in schedules),
+    ]
+    assert overview["profile"]["name"] == "王浩宇"
+    assert overview["preferences"] == {"likes": ["小狗"], "dislikes": ["小猫"]}
+    assert sorted((s["content"], s["repeat"]) for s in overview["schedules"]) == [("去学画画", "weekly"), ("去打疫苗", "none")]
+
+
+def test_chat_without_llm_answers_in_english(tmp_path):
+    five = datetime.now().replace(hour=17, minute=0, second=0, microsecond=0)
+    five = five if five > datetime.now() else datetime.fromordinal(five.toordinal() + 1).replace(hour=17)
+    lines = ["my name is lily", "i like dogs but not cats", "what don't i like", "remind me to feed the fish every day at 5pm",
+             "what's my schedule", "what do you remember about me", "what's my name"]
+    with SimDevice(tmp_path / "dev", "--utc-offset", str(time.localtime().tm_gmtoff)) as device:
+        done = xzmem_chat(tmp_path, "--device", device.url.split("?")[0], "--token", TOKEN, stdin="\n".join(lines) + "\n")
+    assert done.returncode == 0, done.stderr
+    replies = [line for line in done.stdout.splitlines()[1:] if not line.startswith("你> ")]
+    when = f"{five:%Y-%m-%d %H:%M}"
+    assert replies == [
+        "Got it: name Lily",
+        "Got it: likes dogs; dislikes cats",
+        "You don't like cats.",
+        f"Got it: schedule {when} feed the fish (every day)",
+        f"Coming up: {when} feed the fish (every day)",
+        f"I remember: name Lily; likes dogs; dislikes cats; schedule {when} feed the fish (every day)",
+        "Your name is Lily.",
+    ]

@@ -87,7 +87,8 @@ def test_todo_with_a_time_is_a_schedule():
 def test_todo_without_a_time_is_a_fact_and_a_need_without_one_is_nothing():
     _, writes = fast_channel("别忘了买牛奶", NOW)
     assert writes == [{"op": "write", "type": "fact", "content": "待办：买牛奶"}]
-    assert fast_channel("我需要买牛奶", NOW) == ([], [])
+    signals, writes = fast_channel("我需要买牛奶", NOW)  # seed 004's 需要 is a todo signal
+    assert [s.category for s in signals] == ["todo"] and writes == []
 
 
 def test_an_impossible_date_writes_nothing_and_names_the_problem():
@@ -114,11 +115,101 @@ def test_parse_when(text, expected):
 
 
 def test_correction_keeps_the_sentence():
+    _, writes = fast_channel("不是红色的，而是蓝色的那个", NOW)
+    assert writes == [{"op": "write", "type": "fact", "content": "更正：不是红色的，而是蓝色的那个"}]
+
+
+def test_a_corrected_day_gives_the_schedule_on_the_right_day():
     _, writes = fast_channel("不是周三，而是周四开会", NOW)
-    assert writes == [{"op": "write", "type": "fact", "content": "更正：不是周三，而是周四开会"}]
+    assert [(w["type"], w["content"], w["datetime"]) for w in writes] == [("schedule", "开会", "2026-11-26 09:00")]
 
 
 def test_questions_write_nothing():
     signals, writes = fast_channel("你明天需要休息吗？我叫小明。Should I prefer green tea?", NOW)
     assert [s.category for s in signals] == ["todo", "identity", "preference"]
     assert writes == [{"op": "write", "type": "name", "content": "小明"}]
+
+
+def _short(writes):
+    return [("family", (w["relation"], w["name"])) if w["type"] == "family" else (w["type"], w["content"]) for w in writes]
+
+
+@pytest.mark.parametrize("text", ["我叫什么名字", "你知道我几岁了吗", "我妈妈叫什么你记得不", "我喜欢的是恐龙还是鲨鱼来着",
+                                  "whats my name", "do you know how old i am", "am i a big girl"])
+def test_questions_without_punctuation_store_nothing(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("其实我叫李想不叫李响", [("name", "李想")]),
+    ("不对不对我住在南京不是北京", [("location", "南京")]),
+    ("我喜欢小狗不喜欢小猫", [("like", "小狗"), ("dislike", "小猫")]),
+    ("我不是女孩子我是男孩子", [("gender", "男")]),
+    ("我妈妈叫王丽 不对 是王莉", [("family", ("妈妈", "王莉"))]),
+    ("wait no my name is lily not lucy", [("name", "Lily")]),
+    ("i like dogs but not cats", [("like", "dogs"), ("dislike", "cats")]),
+    ("im not six im seven", [("age", "7")]),
+])
+def test_clauses_cut_at_contrasts_and_corrections_replace(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text", ["如果我是超人我就能飞到天上", "我们来玩游戏吧 我是超人你是大怪兽", "假装我是一只小兔子",
+                                  "要是我叫小龙就好了", "lets pretend im a pirate", "if i had a puppy i'd name it max"])
+def test_pretend_play_and_hypotheticals_store_nothing(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_what_is_said_before_the_game_starts_is_kept():
+    assert _short(fast_channel("我喜欢画画 我们来玩游戏吧你当我的小狗", NOW)[1]) == [("like", "画画")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我妈妈是护士", [("fact", "主人的妈妈是护士")]),
+    ("我爸爸不喜欢吃香菜", [("fact", "主人的爸爸不喜欢吃香菜")]),
+    ("我女儿叫米粒 今年四岁", [("family", ("女儿", "米粒")), ("fact", "主人的女儿米粒今年四岁")]),
+    ("my grandma lives in Texas", [("fact", "The user's grandma lives in Texas")]),
+    ("i have a sister named mia and shes ten", [("family", ("sister", "Mia")), ("fact", "The user's sister Mia is ten")]),
+])
+def test_facts_about_other_people_are_stored_about_them(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天下午三点去打疫苗", ("2026-11-23 15:00", "none")),
+    ("每个星期三下午四点提醒我去学画画", ("2026-11-25 16:00", "weekly")),
+    ("每个周末都提醒我给小金鱼换水", ("2026-11-28 09:00", "weekly")),
+    ("每个月十五号提醒我给小鱼换水", ("2026-12-15 09:00", "monthly")),
+    ("半个小时以后提醒我喝水", ("2026-11-22 10:30", "none")),
+    ("后天早上我要去奶奶家", ("2026-11-24 09:00", "none")),
+    ("every night at 8:30 remind me to brush my teeth", ("2026-11-22 20:30", "daily")),
+    ("on friday at a quarter past two we have a field trip", ("2026-11-27 14:15", "none")),
+    ("remind me in twenty minutes to take the cookies out", ("2026-11-22 10:20", "none")),
+])
+def test_schedules_in_spoken_forms(text, expected):
+    [write] = fast_channel(text, NOW)[1]
+    assert write["type"] == "schedule" and (write["datetime"], write["repeat"]) == expected
+
+
+def test_a_weekly_schedule_keeps_only_what_to_do():
+    [write] = fast_channel("每个星期三下午四点提醒我去学画画", NOW)[1]
+    assert write["content"] == "去学画画"
+
+
+@pytest.mark.parametrize("text, category", [("我不要吃青菜", "preference"), ("我不想去幼儿园", "preference"),
+                                            ("I prefer green tea", "preference"), ("就这样吧", "decision"),
+                                            ("我需要买牛奶", "todo"), ("核心是要多练习", "important"),
+                                            ("本质上这是一个习惯问题", "important")])
+def test_seed_004_patterns_are_signals(text, category):
+    assert category in [s.category for s in detect_high_signals(text)]
+
+
+@pytest.mark.parametrize("text", ["我不要吃青菜", "我不想去幼儿园", "就这样吧", "我需要休息一下"])
+def test_refusals_of_the_moment_and_bare_decisions_write_nothing(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_number_run_together_with_a_span_is_not_a_span():
+    # "at 7" and "一个小时后" run together by speech recognition: 7一 is no number, and nothing breaks
+    assert parse_when("7一个小时后", NOW) is None
+    assert fast_channel("remind me to feed my dog every morning at 7一个小时后提醒我关电视", NOW)[1]

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 from anyio.abc import ObjectReceiveStream
 
+from xzmem.chat.answers import acknowledge, answer_from_overview, is_question
 from xzmem.config import Config
 from xzmem.db import open_db
 from xzmem.device.client import DeviceClient, DeviceError
@@ -36,63 +37,7 @@ MAX_TOOL_ROUNDS = 6
 OUTBOX_FILE = "outbox.sqlite3"
 LLM_OFF_NOTE = "（没有配置 LLM：LLM 阶段已关闭，用规则回答，快通道照常记忆）"
 
-# How the rule-based responder names what it remembered.
-_LABELS = {
-    "name": "名字", "age": "年龄", "gender": "性别", "location": "住在", "birthday": "生日",
-    "like": "喜欢", "dislike": "不喜欢", "family": "家人", "schedule": "日程",
-    "fact": "记下", "trait": "性格", "habit": "习惯", "goal": "目标", "moment": "时刻",
-}
-_ASKS = re.compile(r"[?？]|什么|几|哪|谁|吗|呢|多少|\bwhat\b|\bwho\b|\bwhen\b", re.I)
-_ASK_NAME = re.compile(r"我叫什么|我的名字|我是谁|\bmy name\b", re.I)
-_ASK_LIKES = re.compile(r"我喜欢什么|我爱什么|我的爱好|喜欢.*什么|\bwhat do I like\b", re.I)
-_ASK_SCHEDULE = re.compile(r"日程|安排|提醒|计划|要做什么|\bschedule\b|\bremind", re.I)
-_ASK_FAMILY = re.compile(r"(妈妈|爸爸|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|家人)")
-_ASK_AGE = re.compile(r"我几岁|多大|年龄|\bhow old\b", re.I)
-_ASK_PLACE = re.compile(r"我住(在)?哪|我来自哪|\bwhere do I live\b", re.I)
 _KEYED_KEY = re.compile(r"\bmem_[a-z0-9_]{1,12}\b")
-
-
-def describe_write(op: dict[str, Any]) -> str:
-    """`喜欢 打篮球`, `日程 2026-11-23 15:00 开会`: one remembered item, for the user."""
-    label = _LABELS.get(op.get("type", ""), op.get("type", ""))
-    if op.get("type") == "schedule":
-        return f"{label} {op.get('datetime', '')} {op['content']}".strip()
-    return f"{label} {op['content']}"
-
-
-def acknowledge(writes: list[dict[str, Any]]) -> str:
-    """"记住了：名字 王浩宇；喜欢 打篮球" for the writes one message gave."""
-    return "记住了：" + "；".join(describe_write(op) for op in writes)
-
-
-def answer_from_overview(question: str, overview: dict[str, Any]) -> str | None:
-    """A short answer to a simple question about the user from the device's overview, or None."""
-    if not _ASKS.search(question):
-        return None
-    profile = overview.get("profile") or {}
-    family = overview.get("family") or []
-    relation = _ASK_FAMILY.search(question)
-    if relation and "我" in question:
-        wanted = relation.group(1)
-        members = [m for m in family if wanted == "家人" or m.get("relation") == wanted]
-        if members:
-            return "你的家人：" + "、".join(f"{m['relation']} {m['name']}" for m in members)
-        return f"我还不知道你{wanted}的名字。"
-    if _ASK_NAME.search(question):
-        return f"你叫{profile['name']}。" if profile.get("name") else "你还没告诉我你的名字。"
-    if _ASK_AGE.search(question):
-        return f"你{profile['age']}岁。" if profile.get("age") else "你还没告诉我你的年龄。"
-    if _ASK_PLACE.search(question):
-        return f"你住在{profile['location']}。" if profile.get("location") else "你还没告诉我你住在哪里。"
-    if _ASK_LIKES.search(question):
-        likes = (overview.get("preferences") or {}).get("likes") or []
-        return "你喜欢" + "、".join(likes) + "。" if likes else "你还没告诉我你喜欢什么。"
-    if _ASK_SCHEDULE.search(question):
-        schedules = [s for s in overview.get("schedules") or [] if not s.get("completed")]
-        if not schedules:
-            return "现在没有日程。"
-        return "接下来的日程：" + "；".join(f"{s['datetime']} {s['content']}" for s in schedules)
-    return None
 
 
 def reminder_text(data: Any) -> str:
@@ -259,8 +204,8 @@ class Chat:
         if problems:
             return f"这个我没法记下：{'；'.join(problems)}。换个说法再告诉我一次吧？"
         if writes and self.pipelines.never.match(user) is None:  # a never-remember topic is not kept
-            return acknowledge(writes)
-        if _ASKS.search(user):
+            return acknowledge(writes, user)
+        if is_question(user):
             try:
                 self.overview = await self.client.memory(action="read")
             except DeviceError as exc:

@@ -1,62 +1,93 @@
-"""The sieve's fast channel (seed 004 §5.2.3): regexes over the user's words, no LLM, device writes at once.
+"""The sieve's fast channel (seed 004 §5.2.3): rules over the user's words, no LLM, device writes at once.
 
-High-signal patterns (correction, preference, identity, relationship, health, decision, todo,
-important) in Chinese and English pick the sentences; each sentence is then cut into clauses (at
-commas, semicolons and clause-joining conjunctions: 但是/还/也, but, "and I…") and every clause
-gives its own writes with the `memory` tool's types: name / age / gender / location / birthday,
-like / dislike (a list "A和B" / "A and B" gives one each), family, schedule when a todo carries a
-time, fact otherwise. Facts are written about the user in the third person (主人… / The user…),
-because the model reading them later cannot tell whose "我" they were.
+A line is first tidied (fillers, stutters, wake words; `utterance.normalise`); anything from the
+start of pretend play or a hypothetical on is dropped. High-signal patterns (seed 004's correction,
+preference, identity, decision, todo, important, plus relationship, health and third-party) name the
+sentence's signals. Each sentence is cut into clauses by its structure, not only its punctuation (at
+commas, conjunctions, a contrasting 不/不是/不叫 and a new subject 我/你/他/她; at but, not, "and I…");
+a clause that asks writes nothing, and every other clause gives its own writes with the `memory`
+tool's types: name / age / gender / location / birthday, like / dislike (one per list item), family,
+schedule (a time and something to do, a remind-me or a plan), fact (about the user in the third
+person, or about the family member or person it names). A wrong write costs more than a miss, so
+each rule asks for the structure it knows and leaves the rest to the deep channel.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from xzmem.device import ops as opslib
+from xzmem.pipelines.spoken_time import (
+    CLOCK_EN,
+    CLOCK_ZH,
+    MONTHS_EN,
+    ZH_NUM,
+    ImpossibleDate,
+    en_number,
+    parse_when,
+    repeat_of,
+    time_words,
+    zh_number,
+)
+from xzmem.pipelines.utterance import (
+    HAN,
+    QUESTION_END,
+    asks,
+    asks_all,
+    before_make_believe,
+    clauses,
+    normalise,
+    sentences,
+)
+
+__all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_channel", "parse_when",
+           "sentence_writes", "third_person"]
+
+_KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
+           "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
+           "堂弟|堂妹|孙子|孙女|妈|爸")
+_OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
+_KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger )?(?:brother|sister)|"
+           "grandma|granny|nana|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
+           "wife|husband|stepmom|stepdad")
+_OTHERS_EN = "best friend|friend|teacher|neighbou?r"
 
 PATTERNS = {
     "correction": re.compile(
-        r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|其实(?:是|叫|我)|搞错了|说错了|记错了|更正|纠正一下"
-        r"|\bI meant\b|\bactually,? (?:it'?s|I'?m|my|I)\b|\bcorrection\b|\bthat'?s wrong\b",
+        r"不是[^，。,.！？!?]+[，,\s]*(?:而)?是|其实(?:是|叫|我)|搞错了|说错了|记错了|不对|更正|纠正一下"
+        r"|\bI meant\b|\bactually,? (?:it'?s|I'?m|my|I)\b|\bcorrection\b|\bthat'?s wrong\b|\bwait,? no\b",
         re.I,
     ),
     "preference": re.compile(
-        r"我(?:也|还|又|更)?(?:很|非常|特别|最|比较|超|真的|挺)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|讨厌|不喜欢|受不了|怕)"
+        r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
+        r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
         r"|\bmy favou?rite\b",
         re.I,
     ),
     "identity": re.compile(
-        r"我叫|我的名字|叫我|我是|我(?:今年)?(?:已经|才|刚|快)?[\d一二两三四五六七八九十]+岁|今年[\d一二两三四五六七八九十]+岁"
-        r"|我(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|生活在|搬到)|我(?:的)?生日|我在[^，。]{1,12}(?:工作|上班|上学|读书)|我退休了"
-        r"|\bmy name(?:'s| is)\b|\bcall me\b|\bI'?m called\b|\bI(?:'m| am) \d+\b|\bI just turned \d+\b"
-        r"|\bI(?: live in| am from|'m from| grew up in| moved to)\b|\bI work (?:as|at|for)\b|\bI(?:'m| am) (?:an?|retired)\b"
-        r"|\bmy birthday\b",
+        r"我叫|我的(?:小|大|英文)?名字|叫我|我是|我(?:今年)?(?:已经|才|刚|快)?[\d一二两三四五六七八九十]+岁|今年[\d一二两三四五六七八九十]+岁"
+        r"|我(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住|生活在|搬到)|我在\S{1,8}住|我(?:的)?生日|出生"
+        r"|我在[^，。]{1,12}(?:工作|上班|上学|读书)|我退休了|我(?:在)?(?:上|读)"
+        r"|\bmy name(?:'s| is)\b|\bcall me\b|\bI'?m called\b|\bI(?:'m| am) \w+\b|\bI just turned\b"
+        r"|\bI(?: live in| am from|'m from| grew up in| moved to)\b|\bI work (?:as|at|for)\b|\bmy birthday\b|\bI go to\b",
         re.I,
     ),
-    "relationship": re.compile(
-        r"我(?:的)?(?:有(?:一个|一位|个)?)?(?:妈妈|妈|爸爸|爸|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|哥哥|姐姐|弟弟|妹妹|"
-        r"爷爷|奶奶|外公|外婆|姥姥|姥爷|女朋友|男朋友)(?:叫|的名字是|名叫)"
-        r"|\bmy (?:mom|mother|dad|father|wife|husband|son|daughter|brother|sister|grandma|grandpa|girlfriend|boyfriend)"
-        r"(?:'s name)? is\b|\bI have an? (?:brother|sister|son|daughter) (?:named|called)\b",
-        re.I,
-    ),
+    "relationship": re.compile(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})|\b(?:{_KIN_EN}|{_OTHERS_EN})\b", re.I),
     "health": re.compile(
         r"过敏|我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)"
         r"|\ballergic\b|\ballergy\b|\bI have (?:diabetes|asthma|high blood pressure|a heart condition|insomnia)\b",
         re.I,
     ),
-    "decision": re.compile(r"决定|选择了|最终用|确定用|\bI(?:'ve| have)? decided\b|\bI(?:'ll| will) go with\b|\bI chose\b", re.I),
-    "todo": re.compile(r"记得|别忘了|提醒我|待办|帮我记|\btodo\b|\bto-do\b|\bremind me\b|\bdon'?t forget\b|\bremember to\b", re.I),
-    "important": re.compile(r"重要[：:]|很重要的是|关键是|记住[：:]|\bimportant:|\bthe key is\b", re.I),
+    "decision": re.compile(r"决定|选择了|最终用|确定用|就这样吧|\bI(?:'ve| have)? decided\b|\bI(?:'ll| will) go with\b|\bI chose\b", re.I),
+    "todo": re.compile(r"记得|需要|别忘了|提醒|待办|帮我记|叫我起床|\btodo\b|\bto-do\b|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+                       r"|\bwake me\b", re.I),
+    "important": re.compile(r"重要[：:]|很重要的是|关键是|核心是|本质上|记住[：:]|\bimportant:|\bthe key is\b", re.I),
 }
-# A todo needs a time to become a schedule; with one, "I need to" and 需要 say it too.
-_TODO_WITH_TIME = re.compile(r"需要|得去|要去|\bI (?:need|have|'ve got) to\b", re.I)
 IMPORTANCE = {"relationship": 0.8, "correction": 0.9, "identity": 0.9, "preference": 0.8, "health": 0.9,
-              "decision": 0.8, "todo": 0.7, "important": 0.7}
+              "decision": 0.8, "todo": 0.7, "important": 0.7, "plan": 0.7}
 
 
 @dataclass
@@ -67,41 +98,14 @@ class Signal:
     problem: str = ""  # set when the sentence cannot be stored as said (an impossible date)
 
 
-class ImpossibleDate(ValueError):
-    """A date the calendar does not have (2月30日); the text names it for the user."""
+# --- values ------------------------------------------------------------------------------------
 
-
-# --- sentences, clauses, values ----------------------------------------------------------------
-
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
-_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么][。！!]?)\s*$")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-# Clause boundaries: punctuation, contrastive and additive conjunctions, and 还/也/又 (或 and / but)
-# when a new predicate follows them.
-_CLAUSE_ZH = re.compile(
-    r"[，,；;]|[：:](?!\d)|但是|不过|可是|而且|并且|然后|但(?=[我不])|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?"
-    r"(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
-)
-_CLAUSE_EN = re.compile(
-    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b"
-    r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me)\b))\s*",
-    re.I,
-)
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
-_TAIL_ZH = re.compile(r"[了啦呀哦的啊呢吧嘛哈]+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit)$", re.I)
-_NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "it", "this", "that", "them", "him", "her", "that one"}
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
-def _clauses(sentence: str) -> list[str]:
-    splitter = _CLAUSE_ZH if _HAN.search(sentence) else _CLAUSE_EN
-    parts = [p.strip(" \t\"'“”‘’") for p in splitter.split(sentence)]
-    return [p.rstrip("。！？!?.;；") for p in parts if p and p.strip("。！？!?.;；")]
+_TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
+_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay)$", re.I)
+_NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
+                 "here", "me", "us"}
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -122,6 +126,11 @@ def _clean(value: str, zh: bool) -> str:
     return value[3:] if value.lower().startswith("to ") else value
 
 
+def _title(name: str) -> str:
+    """A name heard in lower case (speech recognition) written as a name."""
+    return " ".join(w[:1].upper() + w[1:] for w in name.split()) if name.islower() else name
+
+
 # --- third person ------------------------------------------------------------------------------
 
 _EN_SUBJECT = [
@@ -129,13 +138,13 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I work\b", re.I), "The user works"),
-    (re.compile(r"^I live\b", re.I), "The user lives"),
+    (re.compile(r"^I (?:go|work|live)\b", re.I), None),
+    (re.compile(r"^I can\b", re.I), "The user can"),
     (re.compile(r"^I\b", re.I), "The user"),
     (re.compile(r"^my\b", re.I), "The user's"),
 ]
 _EN_OBJECT = [(re.compile(r"\bmy\b", re.I), "their"), (re.compile(r"\bme\b", re.I), "them"),
-              (re.compile(r"\bmyself\b", re.I), "themselves"), (re.compile(r"\bI(?:'m| am)\b"), "they are"),
+              (re.compile(r"\bmyself\b", re.I), "themselves"), (re.compile(r"\bI(?:'m| am)\b", re.I), "they are"),
               (re.compile(r"\bI\b"), "they")]
 
 
@@ -143,8 +152,10 @@ def third_person(text: str, subject: bool = True) -> str:
     """The user's own words about themselves as a sentence about the user: 我决定… → 主人决定…,
     I'm a… → The user is a…; with `subject`, a clause without one gets 主人 / The user."""
     text = text.strip()
-    if _HAN.search(text):
-        if text.startswith("我们"):
+    if HAN.search(text):
+        if text.startswith("我们家") or text.startswith("我家"):
+            head, rest = "主人家", text[3 if text.startswith("我们家") else 2:]
+        elif text.startswith("我们"):
             head, rest = "主人他们", text[2:]
         elif text.startswith("我"):
             head, rest = "主人", text[1:]
@@ -152,8 +163,13 @@ def third_person(text: str, subject: bool = True) -> str:
             head, rest = ("主人" if subject else ""), text
         return head + rest.replace("我们", "主人他们").replace("我的", "自己的").replace("我", "自己")
     for pattern, replacement in _EN_SUBJECT:
-        if pattern.match(text):
-            head, rest = replacement, text[pattern.match(text).end():]
+        m = pattern.match(text)
+        if m:
+            if replacement is None:  # I go / I work / I live → The user goes / works / lives
+                verb = text[2:m.end()]
+                head, rest = "The user " + verb + ("es" if verb.endswith("o") else "s"), text[m.end():]
+            else:
+                head, rest = replacement, text[m.end():]
             break
     else:
         head, rest = ("The user" if subject else ""), (" " + text if subject else text)
@@ -162,84 +178,128 @@ def third_person(text: str, subject: bool = True) -> str:
     return (head + rest).strip()
 
 
-# --- extractors, one clause at a time ----------------------------------------------------------
+# --- the user: profile fields, likes, facts ------------------------------------------------------
 
-_ZH_NUM = r"[\d一二两三四五六七八九十]{1,4}"
-_NAME_STOP = re.compile(r"今年|我|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈")
-_NAME_ZH = re.compile(r"(?:我(?:其实|本来|就)?叫|我的名字(?:其实)?(?:是|叫)|(?:^|可以|都|就)叫我)\s*([^\s，。,.！？!?；;、]{1,12})")
+_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁")
+_NAME_ZH = re.compile(
+    r"(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫)"
+    r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
+)
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
-_NAME_EN = re.compile(r"(?i:\bmy name(?:'s| is)|\bcall me|\bI'?m called)\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)")
-_AGE_ZH = re.compile(rf"(?:^|我)(?:今年)?(?:已经|才|刚|快)?({_ZH_NUM})岁")
-_AGE_EN = re.compile(r"\bI(?:'m| am| just turned) (\d{1,3})(?= years? old\b|\s*$)", re.I)
-_PLACE_ZH = re.compile(r"(?:^|我)(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})")
-_PLACE_EN = re.compile(r"(?i:\bI(?: live in| am from|'m from| grew up in| moved to))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)")
-_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班")
-_BIRTHDAY_ZH = re.compile(rf"我(?:的)?生日(?:是|在)?\s*(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号]?")
-_BIRTHDAY_EN = re.compile(r"\bmy birthday is (?:on )?(?:the )?(?:(\w+) (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)? of (\w+))", re.I)
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子)$")
-_GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "女生": "女", "女的": "女", "女孩": "女", "女孩子": "女"}
-_ROLE_NOUN = (r"人|工程师|学生|老师|教师|医生|护士|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
-              r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈")
+# Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
+_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥)")
+_NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
+                  "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
+                  "good", "great", "happy", "sad", "sick", "ready", "sleepy", "scared", "busy", "big", "little",
+                  "nice", "also", "still", "in", "at", "on", "from", "with", "like", "and", "but", "no", "yes",
+                  "hi", "hello", "cool", "fun", "funny", "late", "early", "awake", "asleep", "mad", "excited",
+                  "i", "you", "me", "it", "this", "that", "my", "your", "his", "her", "silly", "angry",
+                  "grumpy", "crazy", "lazy", "bossy", "pretty", "scary", "messy", "noisy", "sneaky",
+                  "cranky", "fussy", "picky", "tiny", "heavy", "ugly", "lucky", "naughty", "smelly", "shy", "moody",
+                  "goofy", "tall", "short", "old", "young", "mean", "kind", "smart", "strong", "fast", "slow", "loud",
+                  "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
+_NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+_NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
+_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
+                     r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
+                     re.I)
+_PLACE_ZH = re.compile(
+    r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
+    r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{2,8}?)(?:的|人)?$"
+)
+_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
+_PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
+_NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
+_PLACE_EN = re.compile(r"\b(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
+_BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
+_MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)$|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+                          r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
+_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
+_GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
+           "女孩子": "女", "小女孩": "女", "girl": "女", "boy": "男",
+           "sister": "女", "brother": "男"}
+_GENDER_EN = re.compile(r"^I(?:'m| am) a (?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
+_ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
+              r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈|"
+              r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
+_SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
+_SKILL_ZH = re.compile(r"^我(?:已经)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
-_ROLE_EN = re.compile(r"^I(?:'m| am) (?!an? (?:bit|little|lot|few)\b)(?:an? [a-z][\w -]{1,40}|retired)$", re.I)
-_WORK_EN = re.compile(r"^I work (?:as|at|for) [\w][\w .&'-]{1,40}$", re.I)
-_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
-_HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
-_LIKE_ZH = re.compile(
-    r"(?:^|我)(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超|真的|挺)?"
-    r"(不喜欢|讨厌|受不了|怕|喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好)\s*(.{1,24})$"
+_PET_ZH = re.compile(
+    r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
+    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:叫[\u4e00-\u9fff]{1,4})?$"
 )
-_FAVOURITE_ZH = re.compile(r"我最喜欢的[^，。是]{1,6}是\s*(.{1,16})$")
-_LIKE_EN = re.compile(
-    r"(?:^|\bI )(?:really |also |do |totally |absolutely )?"
-    r"(don'?t like|do not like|hate|dislike|can'?t stand|don'?t enjoy|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
+_ROLE_EN = re.compile(
+    r"^I(?:'m| am) (?:an? |retired\b)(?:[\w-]+ ){0,2}(?:engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
+    r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
+    r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
+    r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
+    r"photographer|translator|entrepreneur)?(?: (?:at|in|for|of) [\w .&'-]{1,40})?$",
     re.I,
 )
-_FAVOURITE_EN = re.compile(r"\bmy favou?rite [\w ]{1,20}? is (.{1,30})$", re.I)
-_DISLIKE_VERBS = ("不喜欢", "讨厌", "受不了", "怕", "don't like", "dont like", "do not like", "hate", "dislike",
-                  "can't stand", "cant stand", "don't enjoy", "dont enjoy")
-_RELATIONS_ZH = (r"妈妈|妈|爸爸|爸|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|"
-                 r"女朋友|男朋友")
-_RELATIONS_EN = r"mom|mother|dad|father|wife|husband|son|daughter|brother|sister|grandma|grandpa|girlfriend|boyfriend"
-_FAMILY = [
-    re.compile(rf"我(?:的)?(?:有(?:一个|一位|个)?)?({_RELATIONS_ZH})(?:叫|的名字是|名叫)\s*([^\s，。,.！？!?；;、和]{{1,8}})"),
-    re.compile(rf"(?i:\bmy ({_RELATIONS_EN})(?:'s name is| is called| is named| is))\s+([A-Z][a-z'-]+)"),
-    re.compile(rf"(?i:\bI have an? ({_RELATIONS_EN}) (?:named|called))\s+([A-Z][a-z'-]+)"),
-]
-_FAMILY_ZH = {"妈": "妈妈", "爸": "爸爸"}
+_WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
+_TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
+                       r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$", re.I)
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b|^I go to [\w .'-]{2,40}$", re.I)
+_SKILL_EN = re.compile(r"^I can (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
+                       r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
+_PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
+                     r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
+                     r"horse)s?\b.{0,30}$", re.I)
+_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
+_HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
+_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
+_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕"
+_LIKE_ZH = re.compile(
+    rf"(?:^|我){_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
+)
+_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+_LIKE_EN = re.compile(
+    r"(?:^|\bI )(?:really |also |do |totally |absolutely |just |still )?"
+    r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
+    re.I,
+)
+_FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$", re.I)
+_DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
+                  "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
+                  "do not like", "don't enjoy", "dont enjoy")
 _DECISION_ZH = re.compile(r"决定|选择了|最终用|确定用")
 _DECISION_EN = re.compile(r"\bI(?:'ve| have)? decided\b|\bI(?:'ll| will) go with\b|\bI chose\b", re.I)
 _IMPORTANT = re.compile(r"^(?:重要|记住)[：:]\s*|^(?:important|remember):\s*", re.I)
+_NEGATED = re.compile(r"不是|不叫|不住|没有|\bnot\b|n't\b|\bnever\b", re.I)
 
 
 def _name_zh(value: str) -> str:
     stop = _NAME_STOP.search(value, 1)
-    return value[: stop.start()] if stop else value
-
-
-def _place_zh(value: str) -> str:
-    stop = _PLACE_STOP.search(value, 1)
-    return value[: stop.start()] if stop else value
+    return _TAIL_ZH.sub("", value[: stop.start()] if stop else value)
 
 
 def _birthday(clause: str) -> str | None:
     """MM-DD (or YYYY-MM-DD), the only forms the device takes; None when the words are not a date."""
     m = _BIRTHDAY_ZH.search(clause)
     if m:
-        year, month, day = m.group(1), _zh_number(m.group(2)), _zh_number(m.group(3))
+        if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的", clause):
+            return None
+        year, month, day = m.group(1), zh_number(m.group(2)), zh_number(m.group(3))
     else:
         m = _BIRTHDAY_EN.search(clause)
         if not m:
             return None
-        month_word, day_text = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        month = next((i + 1 for i, name in enumerate(_MONTHS) if name.startswith(month_word.lower()[:3])), None)
-        year, day = None, int(day_text)
+        month_word, day_text = ((m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3)) if m.group(3)
+                                else (m.group(5), m.group(6)))
+        month = next((i + 1 for i, name in enumerate(MONTHS_EN) if name.startswith(month_word.lower()[:3])), None)
+        year, day = None, en_number(day_text)
     if not month or not day:
         return None
     try:
@@ -249,74 +309,256 @@ def _birthday(clause: str) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"{month:02d}-{day:02d}"
 
 
+def _identity_zh(clause: str, writes: list[dict]) -> None:
+    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) else _NAME_IS_ZH.search(clause))
+    if m:
+        name = _name_zh(m.group(1))
+        if name and not _NOT_A_NAME_ZH.search(name) and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1))):
+            writes.append(opslib.write("name", name))
+    m = _AGE_ZH.search(clause)
+    if m and "不是" not in clause:
+        age = zh_number(m.group(1))
+        if age is not None and 0 < age < 130:
+            writes.append(opslib.write("age", str(age)))
+    m = _PLACE_ZH.search(clause)
+    if m and not _NEGATED.search(clause[: m.start() + 3]):
+        value = m.group(1) or m.group(2) or m.group(3)
+        stop = _PLACE_STOP.search(value, 1)
+        value = value[: stop.start()] if stop else value
+        if value:
+            writes.append(opslib.write("location", value))
+    m = _PLACE_PEOPLE_ZH.search(clause)
+    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not re.search(_ROLE_NOUN, m.group(1) + "人")
+            and not re.search("[你我他她的]", m.group(1))):
+        writes.append(opslib.write("location", m.group(1)))
+    m = _GENDER_ZH.search(clause)
+    if m:
+        writes.append(opslib.write("gender", _GENDER[m.group(1)]))
+    elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
+          or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) or _PET_ZH.search(clause)
+          or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
+        writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
+
+
+def _identity_en(clause: str, writes: list[dict]) -> None:
+    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause)
+    if m:
+        first = m.group(1).split()[0].lower()
+        if first not in _NOT_A_NAME_EN and en_number(first) is None:
+            writes.append(opslib.write("name", _title(m.group(1))))
+    m = _AGE_EN.search(clause)
+    if m and not _NEGATED.search(clause):
+        age = en_number(m.group(1)) if not m.group(1).isdigit() else int(m.group(1))
+        if age and 0 < age < 130:
+            writes.append(opslib.write("age", str(age)))
+    m = _PLACE_EN.search(clause)
+    if m and not _NEGATED.search(clause[: m.start() + 8]):
+        place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
+        if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
+            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
+            place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
+        if place and place.lower() not in ("a", "the", "here", "there", "my", "our"):
+            writes.append(opslib.write("location", _title(place)))
+    m = _GENDER_EN.search(clause)
+    if m:
+        writes.append(opslib.write("gender", _GENDER[m.group(1).lower()]))
+    elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause) or _SKILL_EN.search(clause)
+          or _TRAIT_EN.search(clause)
+          or _PET_EN.search(clause)) and not _HEALTH_EN.search(clause) and not _NEGATED.search(clause):
+        writes.append(opslib.write("fact", third_person(clause)))
+
+
 def _identity(clause: str, writes: list[dict]) -> None:
-    zh = bool(_HAN.search(clause))
-    if zh:
-        m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) else _NAME_IS_ZH.search(clause))
-        if m and _name_zh(m.group(1)):
-            writes.append(opslib.write("name", _TAIL_ZH.sub("", _name_zh(m.group(1))) or _name_zh(m.group(1))))
-        m = _AGE_ZH.search(clause)
-        if m and _zh_number(m.group(1)) is not None and 0 < _zh_number(m.group(1)) < 130:
-            writes.append(opslib.write("age", str(_zh_number(m.group(1)))))
-        m = _PLACE_ZH.search(clause)
-        if m and _place_zh(m.group(1)):
-            writes.append(opslib.write("location", _place_zh(m.group(1))))
-        m = _GENDER_ZH.search(clause)
-        if m:
-            writes.append(opslib.write("gender", _GENDER[m.group(1)]))
-        elif _ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause):
-            writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
-    else:
-        m = _NAME_EN.search(clause)
-        if m:
-            writes.append(opslib.write("name", m.group(1)))
-        m = _AGE_EN.search(clause)
-        if m and 0 < int(m.group(1)) < 130:
-            writes.append(opslib.write("age", m.group(1)))
-        m = _PLACE_EN.search(clause)
-        if m:
-            writes.append(opslib.write("location", m.group(1)))
-        if (_ROLE_EN.search(clause) or _WORK_EN.search(clause)) and not _HEALTH_EN.search(clause):
-            writes.append(opslib.write("fact", third_person(clause)))
-    if re.search(r"生日|\bbirthday\b", clause, re.I):
+    zh = bool(HAN.search(clause))
+    (_identity_zh if zh else _identity_en)(clause, writes)
+    if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
-        else:
-            writes.append(opslib.write("fact", third_person(clause)))
 
 
 def _preferences(clause: str, writes: list[dict]) -> None:
-    zh = bool(_HAN.search(clause))
+    zh = bool(HAN.search(clause))
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
-        writes.extend(opslib.write("like", item) for item in _items(favourite.group(1), zh))
+        said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        writes.extend(opslib.write("like", item) for item in _items(said, zh))
+        return
+    fear = None if zh else _FEAR_EN.search(clause)
+    if fear:
+        writes.extend(opslib.write("dislike", item) for item in _items(fear.group(1), zh))
         return
     m = (_LIKE_ZH if zh else _LIKE_EN).search(clause)
     if not m:
         return
-    kind = "dislike" if m.group(1).lower() in _DISLIKE_VERBS else "like"
-    for item in _items(m.group(2), zh):
-        # "I like it here", "I love you so much", "我爱你们": about the moment, not a liking
-        if item.lower() not in _NOT_A_LIKING and item.lower().split(" ")[0] not in _NOT_A_LIKING:
-            writes.append(opslib.write(kind, item))
+    verb = m.group(1).lower()
+    kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
+    value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    for item in _items(value, zh):
+        # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
+        first = item.lower().split(" ")[0]
+        # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
+        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
+                or re.search(r"你|您|\byou\b", item, re.I)):
+            continue
+        writes.append(opslib.write(kind, item))
 
 
-def _family(clause: str, writes: list[dict]) -> None:
-    for pattern in _FAMILY:
-        for m in pattern.finditer(clause):
-            relation = _FAMILY_ZH.get(m.group(1), m.group(1).lower())
-            name = _TAIL_ZH.sub("", m.group(2)) or m.group(2)
+# --- other people ---------------------------------------------------------------------------------
+
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+_PREDICATE_ZH = re.compile(
+    rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
+    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么)[\u4e00-\u9fff]{{1,10}}"
+    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
+    rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
+    rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
+)
+# Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
+_TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
+_PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
+_HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
+_PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_PREDICATE_EN = re.compile(
+    r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,30}"
+    r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|\d{1,3})"
+    r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
+    r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
+    r"|(?: doesn't| does not| never| can't| cannot) [a-z]+[\w ,'-]{0,40}"
+    r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
+    r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
+    re.I,
+)
+_TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
+                           r"will|was|went|sick|mad|angry|home|busy|away)\b", re.I)
+_NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
+
+
+def _person_name_zh(value: str) -> str | None:
+    name = _TAIL_ZH.sub("", value) or value
+    if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
+        return None
+    return name
+
+
+def _others(clause: str, writes: list[dict], context: dict) -> bool:
+    """Writes about a family member or another person the clause names (我妈妈叫李娟, 我爸爸是警察,
+    my grandma lives in Texas); True when the clause was about them."""
+    zh = bool(HAN.search(clause))
+    if zh:
+        m = _PERSON_ZH.search(clause)
+        pronoun = None if m else _PRONOUN_ZH.search(clause)
+        if not m and not pronoun:
+            # a clause with no subject after one about someone else is about them too (我女儿叫米粒 今年四岁)
+            if context.get("about") != "other" or clause[:1] in "我你" or not _PREDICATE_ZH.search(clause):
+                return False
+            pronoun = re.match("", clause)
+        rest = clause[(m or pronoun).end():]
+        relation = m.group(1) if m else None
+        relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
+        named = _FAMILY_NAME_ZH.search(rest)
+        known = context.get("person")
+        if named and not m and known and not known[1]:  # 我有一个妹妹 她叫朵朵
+            relation = known[0]
+        if named and relation:
+            name = _person_name_zh(named.group(1))
+            if name is None:
+                return False
+            if re.fullmatch(_KIN_ZH, relation) and not relation.startswith("爸爸妈妈"):
+                writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+            else:
+                writes.append(opslib.write("fact", f"主人的{relation}叫{name}"))
+            context["person"] = (relation, name)
+            more = rest[named.end():]
+            if more[:1] in ("和", "跟"):  # 我老婆叫陈静和我儿子叫乐乐
+                _others(more[1:], writes, context)
+            return True
+        if m and not rest and m.group(0).startswith("我"):
+            context["person"] = (relation, "")
+            return True
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest):
+            return bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
+        if m:
+            owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
+            subject = owner + (relation if m.group(0).startswith(("我们家", "我家")) is False else relation)
+        else:
+            subject = f"主人的{known[0]}{known[1]}" if known else pronoun.group(0)
+        writes.append(opslib.write("fact", subject + rest.replace("我", "主人")))
+        return True
+    m = _HAVE_PERSON_EN.search(clause)
+    if m:
+        relation, name = m.group(1).lower().split()[-1], _title(m.group(2))
+        if m.group(2).lower() in _NOT_A_NAME_EN:
+            return True
+        if re.fullmatch(_KIN_EN, relation):
             writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+        else:
+            writes.append(opslib.write("fact", f"The user has a {m.group(1).lower()} called {name}"))
+        context["person"] = (relation, name)
+        return True
+    m = _PERSON_EN.search(clause)
+    pronoun = None if m else _PRONOUN_EN.search(clause)
+    if not m and not pronoun:
+        return False
+    rest = clause[(m or pronoun).end():]
+    if pronoun and not rest.startswith(("'s", " ")):
+        return False
+    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " likes", " loves", " hates", " works",
+                                                                  " lives", " goes", " can", " doesn't")):
+        return False
+    named = _FAMILY_NAME_EN.search(rest) if m else None
+    if named:
+        word = named.group(1)
+        lowered = word.lower()
+        if rest.lstrip().startswith("is ") and not rest.startswith("'s"):
+            # "my daughter is ruby" names her; "my dad is tall" does not
+            if (lowered in _NOT_A_NAME_EN or _NOT_A_NAME_WORD.search(lowered) and not word[:1].isupper()
+                    or en_number(lowered) is not None):
+                named = None
+        if named:
+            relation = m.group(1).lower()
+            name = _title(word)
+            if re.fullmatch(_KIN_EN, relation):
+                bare = relation.split()[-1]
+                writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
+            else:
+                writes.append(opslib.write("fact", f"The user's {relation} is called {name}"))
+            context["person"] = (m.group(1).lower(), name)
+            return True
+    if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
+        return bool(m)
+    if m:
+        subject = "The user's " + m.group(1).lower()
+    else:
+        known = context.get("person")
+        subject = f"The user's {known[0]} {known[1]}" if known else pronoun.group(0).split("'")[0].capitalize()
+    verb_rest = rest[2:] if rest.startswith("'s") else rest[1:] if rest.startswith(" ") else rest
+    if rest.startswith("'s"):
+        verb_rest = "is" + rest[2:]
+    for pattern, replacement in _EN_OBJECT:
+        verb_rest = pattern.sub(replacement, verb_rest)
+    writes.append(opslib.write("fact", f"{subject} {verb_rest.strip()}"))
+    return True
 
 
-def _clause_writes(clause: str, categories: set[str]) -> list[dict]:
+def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dict]:
     writes: list[dict] = []
-    _family(clause, writes)
-    if writes:
+    if _others(clause, writes, context):
+        context["about"] = "other"
         return writes
-    if "health" in categories and (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause)):
+    if re.match(r"我|I\b|I'm\b", clause):
+        context["about"] = "self"
+    if _HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause):
         return [opslib.write("fact", third_person(clause))]
+    if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
+        return writes  # the rest of what was said of someone else is not the user's
     _identity(clause, writes)
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
@@ -324,206 +566,219 @@ def _clause_writes(clause: str, categories: set[str]) -> list[dict]:
     return writes
 
 
-# --- times ---------------------------------------------------------------------------------------
+# --- schedules -------------------------------------------------------------------------------------
 
-_REPEAT_WORDS = re.compile(r"每天|每日|每周|每星期|每个?月|\bevery (?:day|week|month)\b|\b(?:daily|weekly|monthly)\b", re.I)
-_TODO_ANYWHERE = re.compile(r"提醒我|别忘了|记得")
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
+# on saturday we're going to the aquarium). Weather and feelings are not plans.
+_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
+_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
+                      r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
+                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b", re.I)
+_NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
+_PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
+                   r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
+_REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
+                           r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
 _TODO_LEAD = re.compile(
-    r"^(?:请|麻烦)?(?:你)?(?:要)?(?:提醒我|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)\s*"
-    r"|^(?:please )?(?:remind me (?:to )?|don'?t forget (?:to )?|remember to |todo:? |to-do:? )"
-    r"|^(?:我)?(?:需要|得|要)|^I (?:need|have|'ve got) to ",
+    r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
+    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?)\s+"
+    r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
+    r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
     re.I,
 )
 
 
-def _zh_number(text: str) -> int | None:
-    if text.isdigit():
-        return int(text)
-    if not text or any(ch not in _ZH_DIGITS for ch in text):
-        return None
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        if (tens and tens not in _ZH_DIGITS) or (ones and ones not in _ZH_DIGITS):
-            return None
-        return (_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0)
-    if len(text) > 1:
-        return None
-    return _ZH_DIGITS[text]
+def _is_plan(clause: str) -> bool:
+    if re.search(r"生日|\bbirthday\b", clause, re.I):
+        return False  # a date said of a birthday is the birthday, not an appointment
+    if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
+        return False
+    if _NOT_A_PLAN.search(clause):
+        return False
+    zh = bool(HAN.search(clause))
+    if zh and clause.endswith("了") and not re.search(r"要|明天|后天|下周|下个", clause):
+        return False
+    return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
 
 
-_DAY_WORD = re.compile(
-    r"(今天|明天|后天|大后天|下周([一二三四五六日天])|周([一二三四五六日天])|星期([一二三四五六日天])"
-    r"|({})月({})[日号]|\btomorrow\b|\btoday\b|(?:\bon |\bnext )?\b({})\b)".format(_ZH_NUM, _ZH_NUM, "|".join(_WEEKDAYS_EN)),
-    re.I,
-)
-_CLOCK_ZH = re.compile(r"(早上|上午|中午|下午|傍晚|晚上|凌晨)?\s*([\d一二两三四五六七八九十]{1,3})\s*[点:：]\s*(半|[\d]{1,2}分?|一刻)?")
-_CLOCK_EN = re.compile(r"\bat (\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b|\b(\d{1,2}):(\d{2})\b", re.I)
+def _has_time(clause: str, now: datetime) -> bool:
+    try:
+        return parse_when(clause, now) is not None
+    except ImpossibleDate:
+        return True
 
 
-def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
-    """('YYYY-MM-DD HH:MM', repeat) for a time said in Chinese or English, or None when there is none.
-    ImpossibleDate when the sentence names a day the calendar lacks (2月30日) or an hour past 23."""
-    repeat = "none"
-    if re.search(r"每天|每日|\bevery day\b|\bdaily\b", sentence, re.I):
-        repeat = "daily"
-    elif re.search(r"每周|每星期|\bevery week\b|\bweekly\b", sentence, re.I):
-        repeat = "weekly"
-    elif re.search(r"每月|每个月|\bevery month\b|\bmonthly\b", sentence, re.I):
-        repeat = "monthly"
-    day = now.date()
-    m = _DAY_WORD.search(sentence)
-    if m:
-        word = m.group(1).lower()
-        offsets = {"今天": 0, "today": 0, "明天": 1, "tomorrow": 1, "后天": 2, "大后天": 3}
-        if word in offsets:
-            day = day + timedelta(days=offsets[word])
-        elif m.group(2):
-            day = day + timedelta(days=7 - day.weekday() + _WEEKDAY[m.group(2)])
-        elif m.group(3) or m.group(4) or m.group(7):
-            wanted = _WEEKDAY[m.group(3) or m.group(4)] if not m.group(7) else _WEEKDAYS_EN.index(m.group(7).lower())
-            day = day + timedelta(days=(wanted - day.weekday()) % 7)
-        elif m.group(5):
-            month, dom = _zh_number(m.group(5)), _zh_number(m.group(6))
-            try:
-                candidate = day.replace(month=month or 0, day=dom or 0)
-            except ValueError:
-                raise ImpossibleDate(f"没有{m.group(5)}月{m.group(6)}日这一天") from None
-            if candidate < day:
-                try:
-                    candidate = candidate.replace(year=day.year + 1)
-                except ValueError:  # Feb 29 said in a leap year, after it passed
-                    raise ImpossibleDate(f"明年没有{m.group(5)}月{m.group(6)}日这一天") from None
-            day = candidate
-    hour = minute = None
-    zh = _CLOCK_ZH.search(sentence)
-    en = _CLOCK_EN.search(sentence)
-    if zh and zh.group(2) == "一" and not zh.group(1) and not zh.group(3):
-        zh = None  # 一点 alone is "a little" (我需要一点时间), not one o'clock
-    if zh and _zh_number(zh.group(2)) is not None:
-        hour = _zh_number(zh.group(2))
-        tail = zh.group(3) or ""
-        minute = 30 if tail == "半" else 15 if tail == "一刻" else int(tail.rstrip("分")) if tail else 0
-        if zh.group(1) in ("下午", "傍晚", "晚上") and hour < 12:
-            hour += 12
-        elif zh.group(1) == "中午" and hour < 11:
-            hour += 12
-    elif en:
-        if en.group(1):
-            hour, minute = int(en.group(1)), int(en.group(2) or 0)
-            if (en.group(3) or "").lower() == "pm" and hour < 12:
-                hour += 12
-            elif (en.group(3) or "").lower() == "am" and hour == 12:
-                hour = 0
-        else:
-            hour, minute = int(en.group(4)), int(en.group(5))
-    if hour is None and not m:
-        return None
-    if hour is None:
-        hour, minute = 9, 0
-    if not (0 <= hour <= 23 and 0 <= minute <= 59):
-        raise ImpossibleDate(f"{hour}:{minute:02d} 不是一天里的时间")
-    if not m and (hour, minute) < (now.hour, now.minute):
-        day = day + timedelta(days=1)
-    return f"{day.isoformat()} {hour:02d}:{minute:02d}", repeat
-
-
-def _todo_content(sentence: str) -> str:
+def _todo_content(text: str) -> str:
     """What to do, without the time words and the "remind me" lead-in."""
-    text = _DAY_WORD.sub("", sentence)
-    text = _CLOCK_EN.sub("", text)
-    text = _CLOCK_ZH.sub("", text)
-    text = _REPEAT_WORDS.sub("", text)
-    text = re.sub(r"\s{2,}", " ", text)
-    text = _TODO_LEAD.sub("", text.strip(" ，,").rstrip("。！？!?.;；"))
-    text = _TODO_ANYWHERE.sub("", text)
-    text = _TODO_LEAD.sub("", text.strip(" ，,"))
-    return text.strip(" ，,") or sentence
+    zh = bool(HAN.search(text))
+    parts = [p for p in re.split(r"[，,]\s*", text) if p and not _REQUEST_ONLY.match(p.strip())]
+    text = ("，" if zh else ", ").join(parts) or text
+    body = time_words(text)
+    if zh:
+        body = re.sub(r"\s+", "", body)
+    body = re.sub(r"\s{2,}", " ", body).strip(" ，,").rstrip("。！？!?.;；")
+    for _ in range(3):
+        body = _TODO_LEAD.sub("", body.strip(" ，,"))
+    if zh:
+        body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)[哦呀啊吧]*", "", body)
+        body = re.sub(r"^[，,\s]*(?:那天|的时候)?", "", body).strip(" ，,")
+        body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
+    else:
+        body = re.sub(r"\b(?:please )?remind (?:me|him|her|us)(?: to)?\b|\bplease\b", "", body, flags=re.I).strip(" ,")
+        body = re.sub(r"^(?:the )?(?:morning|afternoon|evening|night)\s+", "", body, flags=re.I)
+        body = re.sub(r"^to\s+", "", body, flags=re.I)
+    return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
 
-# --- sentences to writes -----------------------------------------------------------------------
-
-
-def detect_high_signals(user_text: str) -> list[Signal]:
-    """Each (sentence, category) hit in the user's words, in order."""
-    found = []
-    for sentence in _sentences(user_text):
-        for category, pattern in PATTERNS.items():
-            if pattern.search(sentence):
-                found.append(Signal(category, sentence, IMPORTANCE[category]))
-        if not any(s.sentence == sentence for s in found) and _TODO_WITH_TIME.search(sentence):
-            try:
-                timed = parse_when(sentence, datetime.now()) is not None
-            except ImpossibleDate:
-                timed = True
-            if timed:
-                found.append(Signal("todo", sentence, IMPORTANCE["todo"]))
-    return found
+def _habit_time(clause: str) -> bool:
+    """An every-day time with no clock (每天中午, every morning): when a habit happens, not a reminder."""
+    return repeat_of(clause) == "daily" and not (CLOCK_ZH.search(clause) if HAN.search(clause) else CLOCK_EN.search(clause))
 
 
 def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | None:
-    """(first, end, schedule write) for the clauses that say a todo and its time ("明天下午3点，
-    提醒我去开会"), or None when the sentence names no time; the other clauses ("我叫小红") keep
-    their own writes."""
-    marked = [i for i, c in enumerate(clauses)
-              if PATTERNS["todo"].search(c) or _TODO_WITH_TIME.search(c) or parse_when(c, now)]
-    if not marked:
+    """(first, end, schedule write) for the clauses that say something to do and its time ("明天下午3点，
+    提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes."""
+    remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
+    timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
+             and _has_time(c, now)]
+    # a plan needs a time one can be reminded at: 每天中午都要午睡 is a habit, not an appointment
+    timed_plans = [i for i in timed if not _habit_time(clauses[i])]
+    plans = [i for i in timed_plans if _is_plan(clauses[i])]
+    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed and _is_plan(clauses[i + 1])]
+    if remind and timed:
+        marked = sorted(set(remind) | set(timed))
+    elif plans:
+        marked = sorted(set(plans) | {i for i in timed if i + 1 in plans or i - 1 in plans})
+    else:
         return None
     first, end = marked[0], marked[-1] + 1
-    joiner = "，" if _HAN.search(clauses[first]) else ", "
-    text = joiner.join(clauses[first:end])
+    kept = [c for c in clauses[first:end] if not re.match(r"^(?:不是|不对|not)\b|^不是", c, re.I)]
+    joiner = "，" if HAN.search(clauses[first]) else ", "
+    text = joiner.join(kept)
     when = parse_when(text, now)
-    if when is None:
-        return None
-    content = _todo_content(text)
-    if content == text and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed is in the next clause
+    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
+        return None  # no time, or a plan whose hour has passed (my friend is coming over today)
+    content = _todo_content(joiner.join(c for c in kept if "生日" not in c and "birthday" not in c.lower()) or text)
+    if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
+    if not content or len(content) < 2:
+        return None
     return first, end, opslib.write("schedule", content, datetime=when[0], repeat=when[1], priority=3)
 
 
-def sentence_writes(sentence: str, categories: set[str], now: datetime) -> list[dict]:
+# --- sentences to writes ---------------------------------------------------------------------------
+
+
+def _plan_signal(sentence: str, now: datetime) -> bool:
+    return any(_has_time(c, now) and _is_plan(c) for c in clauses(sentence))
+
+
+def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Signal]:
+    """Each (sentence, category) hit in the user's words, in order."""
+    now = now or datetime.now()
+    found = []
+    for sentence in sentences(normalise(user_text)):
+        for category, pattern in PATTERNS.items():
+            if pattern.search(sentence):
+                found.append(Signal(category, sentence, IMPORTANCE[category]))
+        if not any(s.sentence == sentence and s.category == "todo" for s in found) and _plan_signal(sentence, now):
+            found.append(Signal("plan", sentence, IMPORTANCE["plan"]))
+    return found
+
+
+_DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
+_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|sorry)$", re.I)
+_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*([^\s，。,.！？!?]{1,12})$", re.I)
+
+
+def _with_value(op: dict, value: str) -> dict:
+    """The same write with the corrected value."""
+    value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
+    if op["type"] == "family":
+        return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
+                            closeness=op.get("closeness", 3))
+    return opslib.write(op["type"], value)
+
+
+def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
-    clauses = _clauses(sentence)
-    todo = _todo_span(clauses, now) if "todo" in categories else None
+    context = {} if context is None else context
+    said = [] if asks_all(sentence) else clauses(sentence)
+    parts = [c for c in said if not asks(c)]
+    if not parts:
+        return []  # a question, whatever words it holds (你记得我妈妈的名字不)
+    todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
     writes: list[dict] = []
-    for i, clause in enumerate(clauses):
+    previous: list[dict] = []
+    retracted: list[dict] = []
+    for i, clause in enumerate(parts):
         if todo is not None and todo[0] <= i < todo[1]:
             if i == todo[0]:
                 writes.append(todo[2])
+            if re.search(r"生日|\bbirthday\b", clause, re.I):
+                writes.extend(op for op in _clause_writes(clause, categories, context) if op["type"] == "birthday")
             continue
-        for op in _clause_writes(clause, categories):
+        if _RETRACT.match(clause):  # 我妈妈叫王丽 不对 是王莉: what came before is taken back
+            retracted = [op for op in previous if op in writes]
+            writes = [op for op in writes if op not in retracted]
+            continue
+        if clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
+            before = parts[i - 1]
+            if _NEGATED.search(before):
+                subject = "我" if before.startswith("我") else ""
+                clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
+            else:
+                clause = before + clause
+        denied = _DENIED_EN.match(parts[i - 1]) if i else None
+        if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
+            retracted = [{"type": "name" if denied.group(1) else "location"}]
+        fixed = _FIXED.match(clause)
+        if retracted and fixed:
+            ops = [_with_value(op, fixed.group(1)) for op in retracted]
+            retracted = []
+        else:
+            ops = _clause_writes(clause, categories, context)
+        # "i like dogs but not cats": the negated tail of a liking is a dislike
+        m = re.match(r"^not (.{2,30})$", clause, re.I)
+        if not ops and m and previous and all(op["type"] == "like" for op in previous):
+            ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
+        previous = ops or previous
+        for op in ops:
             if op not in writes:
                 writes.append(op)
     if writes:
         return writes
-    zh = bool(_HAN.search(sentence))
-    if "important" in categories:
+    zh = bool(HAN.search(sentence))
+    if "important" in categories and _IMPORTANT.search(sentence):
         key = _IMPORTANT.sub("", sentence.rstrip("。！!.")).strip()
         return [opslib.write("fact", ("重要：" if zh else "Important: ") + third_person(key, subject=False))]
-    if "todo" in categories and PATTERNS["todo"].search(sentence):
+    if "todo" in categories and re.search(r"^(?:你)?(?:要)?(?:别忘了|记得要?|帮我记)|\bdon'?t forget\b|\bremember to\b", sentence, re.I):
         return [opslib.write("fact", ("待办：" if zh else "To do: ") + _todo_content(sentence))]
-    if "correction" in categories:
+    if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
 
 
 def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict]]:
-    """Signals and their de-duplicated `write` ops; questions are detected but write nothing, and a
-    sentence naming an impossible date writes nothing and carries the `problem` to tell the user."""
-    signals = detect_high_signals(user_text)
+    """Signals and their de-duplicated `write` ops; questions, pretend play and hypotheticals write
+    nothing, and a sentence naming an impossible date writes nothing and carries the `problem` to
+    tell the user."""
+    signals = detect_high_signals(user_text, now)
+    told = before_make_believe(normalise(user_text))
     writes: list[dict] = []
     by_sentence: dict[str, list[Signal]] = {}
     for signal in signals:
         by_sentence.setdefault(signal.sentence, []).append(signal)
-    for sentence, hits in by_sentence.items():
-        if _QUESTION_END.search(sentence):
+    context: dict = {}
+    for sentence in sentences(told):
+        if QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I):
             continue  # "你需要休息吗？" asks; it states nothing to store
+        hits = by_sentence.get(sentence) or [s for s in signals if sentence in s.sentence]
         try:
-            ops = sentence_writes(sentence, {s.category for s in hits}, now)
+            ops = sentence_writes(sentence, {s.category for s in hits} | {"plan"}, now, context)
         except ImpossibleDate as exc:
             for signal in hits:
                 signal.problem = str(exc)

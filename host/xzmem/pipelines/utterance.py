@@ -1,0 +1,184 @@
+"""Spoken lines as the fast channel needs them: fillers and stutters out, sentences cut into clauses,
+questions, pretend play and hypotheticals recognised, all without punctuation to lean on (speech
+recognition often gives none).
+"""
+
+from __future__ import annotations
+
+import re
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+# --- normalising ------------------------------------------------------------------------------
+
+# A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
+# Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
+_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])那个|小智$")
+# A name said one character at a time (王 子 涵) is one word.
+_SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
+_WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
+_STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
+_FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
+_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was) like\b", re.I)  # "my name is like ava"
+# Contractions typed or transcribed without their apostrophe.
+_APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
+    ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
+    ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
+    ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
+    ("my names", "my name's"),
+)] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name")]
+
+
+def normalise(text: str) -> str:
+    """The line without hesitations, stutters and wake words; English contractions restored."""
+    text = text.strip()
+    if HAN.search(text):
+        text = _WAKE_ZH.sub("", text)
+        text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        text = _STUTTER_ZH.sub(r"\1", text)
+        text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
+        text = _FILLER_ZH.sub("", text)
+        text = _STUTTER_ZH.sub(r"\1", text)
+        text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
+        return re.sub(r"\s{2,}", " ", text).strip()
+    text = _FILLER_EN.sub(" ", text)
+    text = _FILLER_LIKE.sub(r"\1", text)
+    text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
+    text = _STUTTER_EN.sub(r"\1", text)
+    for pattern, full in _APOSTROPHE:
+        text = pattern.sub(full, text)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
+
+# --- sentences and clauses --------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
+_CLAUSE_ZH = re.compile(
+    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
+    r"|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
+)
+_CLAUSE_EN = re.compile(
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
+    r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
+    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
+    re.I,
+)
+# Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
+# contrast (小狗不喜欢小猫, 李想不叫李响, 南京不是北京), and before 我/你/他/她 that open a new subject.
+_CONTRAST_EN = re.compile(r"(?<=\s)not\b", re.I)
+_NEGATED_VERB = {"do", "does", "did", "is", "am", "are", "was", "were", "i'm", "can", "could", "would", "will", "should",
+                 "have", "has", "had", "really", "just", "and", "or", "but", "i", "it's", "it", "if", "why", "not"}
+_CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|怕)")
+_NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一")
+# A segment that is only a person (我爸爸, 我的好朋友): the 不 after it is that person's.
+_PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
+_NEW_SUBJECT = re.compile(r"[我你他她](?!们家)")
+# A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
+
+
+_PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
+# A piece that cannot stand alone: a greeting, or the auxiliary that opens a question ("do" | "i have…").
+_GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|does|did|can|could|will|would|should|shall|may|what|when|where|why|how|who)$", re.I)
+
+
+# A piece ending in a word that needs its clause after it ("i don't like when" | "it's dark").
+_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and)$", re.I)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _cut_zh(part: str) -> list[str]:
+    cuts = []
+    for m in _CONTRAST_ZH.finditer(part):
+        i = m.start()
+        before, after = part[i - 1:i], part[i + 1:i + 2]
+        if (i > 0 and HAN.match(before) and before not in _NO_CUT_BEFORE_NEGATION and after != before
+                and not _PERSON_END.search(part[:i])):
+            cuts.append(i)
+    for m in _NEW_SUBJECT.finditer(part):
+        i = m.start()
+        before = part[i - 1:i]
+        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她":
+            cuts.append(i)
+    bounds = [0] + sorted(set(cuts)) + [len(part)]
+    return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
+
+
+def _cut_en(part: str) -> list[str]:
+    """Before a "not" that contrasts (lily not lucy, denver not dallas), not one that negates a verb."""
+    pieces = [part]
+    for m in _CONTRAST_EN.finditer(part):
+        before = part[: m.start()].split()
+        if before and before[-1].lower() not in _NEGATED_VERB:
+            head = pieces.pop()
+            cut = len(head) - (len(part) - m.start())
+            pieces += [head[:cut], head[cut:]]
+    return pieces
+
+
+def clauses(sentence: str) -> list[str]:
+    zh = bool(HAN.search(sentence))
+    parts = [p.strip(" \t\"'“”‘’") for p in (_CLAUSE_ZH if zh else _CLAUSE_EN).split(sentence) if p]
+    parts = [piece for p in parts for piece in (_cut_zh(p) if zh else _cut_en(p))]
+    out = [_PARTICLES.sub("", p.rstrip("。！？!?.;；")) for p in (q.strip() for q in parts) if p and p.strip("。！？!?.;；")]
+    for i in range(len(out) - 2, -1, -1):
+        if _GREETING.match(out[i]) or _OPEN_END.search(out[i]):
+            out[i:i + 2] = [out[i] + " " + out[i + 1]]
+    return [p for p in out if p]
+
+
+# --- questions --------------------------------------------------------------------------------
+
+QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
+_ASK_ZH = re.compile(
+    r"什么(?![都也])|啥|咋|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
+    r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
+    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
+)
+_ASK_EN = re.compile(
+    r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
+    r"can|could|will|would|should|have|has|was|were|shall|may)\b|\bdo you know\b|\bright$",
+    re.I,
+)
+# A request put as a question still asks for the thing (能提醒我…吗, can you remind me…).
+_REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|wake me)\b", re.I)
+
+
+# Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
+_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$|是[\u4e00-\u9fff]{1,6}还是[\u4e00-\u9fff]{1,6}$")
+
+
+def asks_all(sentence: str) -> bool:
+    """Whether a whole sentence is one question, its clauses included."""
+    return bool(HAN.search(sentence)) and not re.search(r"[\s，,]", sentence) and bool(_ASK_END_ZH.search(sentence))
+
+
+def asks(clause: str) -> bool:
+    """Whether a clause is a question (punctuation or not), which states nothing to store."""
+    if _REQUEST.search(clause) and not re.search(r"什么|几点|哪|\bwhat\b|\bwhen\b", clause, re.I):
+        return False
+    if HAN.search(clause):
+        return bool(_ASK_ZH.search(clause.rstrip("。！!，,")))
+    return bool(_ASK_EN.search(clause.strip()))
+
+
+# --- make-believe -----------------------------------------------------------------------------
+
+# Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
+_PRETEND = re.compile(
+    r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
+    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
+    r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
+    r"|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    re.I,
+)
+
+
+def before_make_believe(text: str) -> str:
+    """The part of a line said before any pretend play or hypothetical begins."""
+    m = _PRETEND.search(text)
+    return text if m is None else text[: m.start()]
