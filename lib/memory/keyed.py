@@ -36,6 +36,14 @@ def check_key(key):
     return key
 
 
+def _is_key(name):
+    try:
+        check_key(name)
+    except ValueError:
+        return False
+    return True
+
+
 class KeyedStore:
     """Keyed memories in `directory` (e.g. /data/keyed), at most `capacity` of them."""
 
@@ -51,6 +59,8 @@ class KeyedStore:
         for name in fs.listdir(self.dir):
             if name.endswith(".tmp"):
                 fs.remove(self._path(name[:-4], ".tmp"))
+            elif name.endswith(".json") and not _is_key(name[:-5]):
+                statefile.set_aside(self.dir + "/" + name, "not a keyed memory's file name")
         for key in self.keys():
             self.get(key)  # a damaged record is set aside now, so the boot log names it
 
@@ -58,7 +68,7 @@ class KeyedStore:
         return "%s/%s%s" % (self.dir, key, ext)
 
     def keys(self):
-        return sorted(n[:-5] for n in fs.listdir(self.dir) if n.endswith(".json"))
+        return sorted(n[:-5] for n in fs.listdir(self.dir) if n.endswith(".json") and _is_key(n[:-5]))
 
     def count(self):
         return len(self.keys())

@@ -247,11 +247,21 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
+def loads(text):
+    """json.loads for messages from a link: surrogate escapes are made plain first (memory.escapes)."""
+    if "\\ud" in text or "\\uD" in text:
+        from memory import escapes
+
+        forget("escapes")
+        text = escapes.plain(text)
+    return json.loads(text)
+
+
 def _parse(text):
     """(True, the message) for a complete JSON text, else (False, the parse-error response)."""
     try:
         if whole_json(text):
-            return True, json.loads(text)
+            return True, loads(text)
     except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
         pass
     return False, _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")

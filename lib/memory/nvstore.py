@@ -18,6 +18,7 @@ ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
 ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
+MAX_ID = const(0x7FFFFFFF)  # record ids and the id counter: the counter is an NVS i32
 ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
 _ERASED = b"\xff\xff"
 
@@ -145,6 +146,8 @@ class NvStore:
 
 
     def keep_ids_above(self, rid):
+        if not 0 <= rid <= MAX_ID:
+            raise ValueError("id must be 0-%d, got %d" % (MAX_ID, rid))
         if rid >= self.next_id:
             self.next_id = rid + 1
             self._touch()

@@ -4,7 +4,6 @@
 # {"type":"mcp","payload":...} envelopes both ways, reminders as listen/detect text. No audio.
 
 import asyncio
-import json
 
 from micropython import const
 
@@ -108,7 +107,7 @@ class XiaozhiLink(outlink.OutboundLink):
         try:
             if not mcp.whole_json(text):
                 raise ValueError("cut off")
-            msg = json.loads(text)
+            msg = mcp.loads(text)
         except ValueError:
             # A server that refuses the token may say so in plain text before it closes: show its words.
             self.log("%s: the server said (not JSON): %s" % (self.link.name, text[:_MAX_SAID]))
