@@ -168,12 +168,10 @@ def tool_error(message):
 def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
-    elif isinstance(exc, OSError):
-        from memory.space import explain  # error paths only: not on the heap until a storage error
-
-        text = explain(exc)  # no errno numbers or LittleFS names in an answer
     else:
-        text = "%s: %s" % (type(exc).__name__, exc)
+        from memory.space import explain  # error paths only: not on the heap until a failure
+
+        text = explain(exc)  # no errno numbers, LittleFS names or Python exception text in an answer
     return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."
 
 

@@ -27,13 +27,20 @@ def explain(e):
     if isinstance(e, ValueError):
         return str(e)
     if not isinstance(e, OSError):
-        return "%s: %s" % (type(e).__name__, e)
+        return unexpected(e)
     if isinstance(e, OSError) and len(e.args) == 1 and isinstance(e.args[0], str):
         return e.args[0]  # raised with a sentence of ours
     code = e.args[0] if isinstance(e, OSError) and e.args and isinstance(e.args[0], int) else 0
     if code == _ENOSPC or code == -_ENOSPC:
         return "the memory is full"
     return "the memory storage failed (code %d)" % code if code else "the memory storage failed"
+
+
+def unexpected(e):
+    """A failure no check foresaw, as a sentence for the caller (a voice may read it out); the
+    exception itself goes to the device's log, where a developer can find it."""
+    print("memory: unexpected %s: %s" % (type(e).__name__, e))
+    return "the device could not do this (an internal fault; the device log has the details)"
 
 
 def dropped_note(segments, records):
