@@ -93,6 +93,7 @@ class XiaozhiLink(outlink.OutboundLink):
                 if out is not None:
                     await sock.send(out)
                 out = None  # not held while the next message is awaited (a streamed answer holds its records)
+                await asyncio.sleep(0)  # a turn for the other links after each message (memory.server)
         finally:
             timer.cancel()
 
