@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import sys
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -162,3 +165,29 @@ def test_password_guessing_is_stopped_after_a_few_tries(tmp_path):
     login = client.get("/login")
     late = client.post("/login", data={"password": "correct horse", "csrf": csrf_of(login.text)}, follow_redirects=False)
     assert late.status_code == 429 and int(late.headers["retry-after"]) > 0
+
+
+def test_device_config_prints_lines_a_device_connects_with():
+    async def main():
+        async with Gateway(TOKEN, port=0) as gw:
+            proc = await asyncio.create_subprocess_exec(
+                str(Path(sys.executable).parent / "xzmem"), "gateway", "--listen", f"127.0.0.1:{gw.port}",
+                "--token", TOKEN, "--device-config", KITCHEN, "--device-config", BEDROOM,
+                stdout=asyncio.subprocess.PIPE, env=dict(os.environ, COLUMNS="300"))
+            out = (await asyncio.wait_for(proc.communicate(), 30))[0].decode()
+            assert proc.returncode == 0, out
+            lines = [json.loads("{" + line + "}") for line in out.splitlines() if line.strip()]
+            assert [x["device_id"] for x in lines] == [KITCHEN, KITCHEN, BEDROOM, BEDROOM]
+            kitchen, bedroom = lines[0], lines[3]
+            assert kitchen["trusted_links"] == "endpoint" and bedroom["trusted_links"] == "xiaozhi"
+            async with websockets.connect(kitchen["endpoint_url"], additional_headers={"Device-Id": KITCHEN}):
+                await until(lambda: KITCHEN in gw.devices)
+            headers = {"Authorization": f"Bearer {bedroom['xiaozhi_token']}", "Device-Id": BEDROOM}
+            async with websockets.connect(bedroom["xiaozhi_url"], additional_headers=headers) as ws:
+                await ws.send(json.dumps({"type": "hello", "version": 1, "features": {"mcp": True}}))
+                assert json.loads(await ws.recv())["type"] == "hello"
+            # The kitchen's line does not open the bedroom.
+            wrong = kitchen["endpoint_url"] + "&device=" + quote(BEDROOM, safe="")
+            assert await status_of(wrong) == 401
+
+    asyncio.run(main())
