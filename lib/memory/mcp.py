@@ -169,9 +169,9 @@ def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
     else:
-        from memory.space import explain  # error paths only: not on the heap until a failure
+        from memory.space import explain  # error paths only
 
-        text = explain(exc)  # no errno numbers, LittleFS names or Python exception text in an answer
+        text = explain(exc)  # no errno, LittleFS or Python exception text in an answer
     return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."
 
 
@@ -246,12 +246,12 @@ def _escaped(piece):
 
 
 def loads(text):
-    """json.loads for messages from a link: surrogate escapes are made plain first (memory.escapes)."""
+    """json.loads, surrogate escapes made plain first (memory.oversize)."""
     if "\\ud" in text or "\\uD" in text:
-        from memory import escapes
+        from memory import oversize
 
-        forget("escapes")
-        text = escapes.plain(text)
+        forget("oversize")
+        text = oversize.plain(text)
     return json.loads(text)
 
 

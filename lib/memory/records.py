@@ -93,16 +93,16 @@ def decode(raw):
     """A fixed-width text field back to str (it is NUL-padded).
 
     Flash can hand back a flipped bit: a field that is not UTF-8 any more reads without the bad
-    bytes (memory.damage notes it for stats), so one damaged record never stops a read or export.
+    bytes (memory.space notes it for stats), so one damaged record never stops a read or export.
     """
     end = raw.find(b"\0")
     data = bytes(raw if end < 0 else raw[:end])
     try:
         return data.decode()
     except UnicodeError:
-        from memory import damage
+        from memory.space import salvage
 
-        return damage.salvage(data)
+        return salvage(data)
 
 
 def same(raw, data):

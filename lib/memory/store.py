@@ -383,9 +383,9 @@ class Store:
             "entries": {"used": self._nv.entries_now(), "all_full": self._nv.entries()},
             "corrupt_keys": self._nv.corrupt,
         }
-        damage = sys.modules.get("memory.damage")
-        if damage is not None and damage.found:
-            out["damaged_text"] = damage.found
+        space = sys.modules.get("memory.space")
+        if space is not None and space.damaged:
+            out["damaged_text"] = space.damaged
         flash = _nvs_flash()
         if flash is not None:
             out["nvs"] = {"used": flash.entries_used(), "free": flash.entries_free(), "usable": flash.usable_entries}

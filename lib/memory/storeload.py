@@ -18,8 +18,7 @@ def replay_journal(journal, nv):
     """Replay every whole record of `journal` into `nv`'s tables; returns the keys taken."""
     taken = 0
     for record in records(journal):
-        # The CRC says the record is as written, not that what wrote it was right: a record this
-        # store cannot take whole is skipped whole, and reported.
+        # A CRC says a record is as written, not right: one the store cannot take is skipped whole.
         problem = _problem(nv, record)
         if problem:
             journal.bad += 1
@@ -31,7 +30,7 @@ def replay_journal(journal, nv):
 
 
 def _problem(nv, record):
-    """What is wrong with a record's contents (None when it can be replayed), read once through."""
+    """What is wrong inside a record (None: it can be replayed)."""
     if record.left < 4:
         return "no id counter"
     if struct.unpack("<I", record.read(4))[0] > MAX_ID:
@@ -48,7 +47,7 @@ def _problem(nv, record):
         if dlen == ERASE_LEN:
             continue
         if dlen > record.left:
-            return "a key image of %d bytes in %d" % (dlen, record.left)
+            return "a key image past the record's end"
         t = _find_key(nv, key)[0]
         if t is None or dlen != t.size * t.per_key or not t.counted:
             record.skip(dlen)
@@ -88,7 +87,7 @@ def load_tables(nv):
                     raise
                 got = -1
             used_top = _mark_used(t, n) if got == block else 0
-            if got != block or used_top > MAX_ID:  # a blob of the wrong size, or ids no counter can pass
+            if got != block or used_top > MAX_ID:  # wrong size, or ids too big
                 nv.corrupt.append(t.key(n))
                 for i in range(start, start + block):
                     t.buf[i] = 0
