@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "lib"), str(ROOT / "firmware" / "sim"), str(ROOT / "host")]
 
 from memory import endpoint, mcp, xiaozhi  # noqa: E402
-from xzmem.gateway.server import Gateway  # noqa: E402
+from xzmem.gateway.server import Gateway, device_token  # noqa: E402
 
 TOKEN = "bench-token"
 
@@ -81,8 +81,8 @@ async def main(n, warmup):
     d.add(Read())
     quiet = {"log": lambda msg: None}
     async with Gateway(TOKEN, port=0) as gw:
-        ep = endpoint.EndpointLink(f"{gw.url}/mcp/?token={TOKEN}", d, None, "bench-ep", trusted=True, **quiet)
-        xz = xiaozhi.XiaozhiLink(f"{gw.url}/xiaozhi/v1/", TOKEN, "bench-xz", "00000000-0000-4000-8000-000000000000", d, trusted=True, **quiet)
+        ep = endpoint.EndpointLink(gw.device_endpoint_url("bench-ep"), d, None, "bench-ep", trusted=True, **quiet)
+        xz = xiaozhi.XiaozhiLink(f"{gw.url}/xiaozhi/v1/", device_token(TOKEN, "bench-xz"), "bench-xz", "00000000-0000-4000-8000-000000000000", d, trusted=True, **quiet)
         return {
             "n": n,
             "python": platform.python_version(),

@@ -28,6 +28,7 @@ class AckJournal:
         self.appends = 0  # records appended since boot
         self.torn = 0  # bytes of torn tail found in the file (and cut off)
         self.cuts = 0
+        self.bad = 0  # whole records set aside at boot: their contents were not the store's (memory.storeload)
         self._header = bytearray(HEADER)
         self._checked = False
 
@@ -69,4 +70,5 @@ class AckJournal:
         self.cuts += 1
 
     def stats(self):
-        return {"bytes": self.size, "appends": self.appends, "cuts": self.cuts, "torn_bytes": self.torn}
+        return {"bytes": self.size, "appends": self.appends, "cuts": self.cuts, "torn_bytes": self.torn,
+                "bad_records": self.bad}

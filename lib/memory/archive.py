@@ -25,6 +25,8 @@ _RESERVE = const(65536)  # free space the archive leaves to everything else: at 
 _FLOOR = const(16384)  # free space no writer may take: LittleFS copy-on-write and metadata
 _BLOCK = const(4096)
 _SLACK = const(65536)  # what a drop frees beyond the need, so free space is not measured at every write
+_MAX_ID = const(0x7FFFFFFF)  # the hot store's ids (memory.nvstore.MAX_ID): an archived id is kept out of its way
+_U32_MAX = const(0xFFFFFFFF)  # learned_at ranges are u32 in the sidecars
 _MAGIC = b"XZA1"
 _HEAD = "<4sIHHIIB"  # magic, bytes covered, lines, bad lines, min learned, max learned, sorted
 # For memory.archivewrite: const() names with an underscore are no module attributes on MicroPython.
@@ -67,13 +69,13 @@ def check_record(kind, rec):
     if not isinstance(rec, dict):
         return "record must be an object"
     rid = rec.get("id")
-    if not (isinstance(rid, str) and rid) and not _is_int(rid):
-        return "id must be a non-empty string or an integer, got %r" % (rid,)
+    if not (isinstance(rid, str) and rid) and not (_is_int(rid) and 0 <= rid <= _MAX_ID):
+        return "id must be a non-empty string or an integer 0-%d, got %r" % (_MAX_ID, rid)
     if rec.get("type", kind) != kind:
         return "type must be %s, got %r" % (kind, rec.get("type"))
     t = rec.get("learned_at")
-    if not _is_int(t) or t < 0:
-        return "learned_at must be Unix seconds, got %r" % (t,)
+    if not _is_int(t) or not 0 <= t <= _U32_MAX:
+        return "learned_at must be Unix seconds (0-%d), got %r" % (_U32_MAX, t)
     for name, typ in _FIELDS[kind]:
         v = rec.get(name)
         if v is None:

@@ -31,8 +31,7 @@ def build(device, cfg, data):
 
         try:
             device.archive = Archive(data + "/archive")
-            # Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
-            device.archive.make_room(_BOOT_ROOM)
+            _boot_room(device.archive, data)
             statefile.folder(data + "/keyed")
             if fs.listdir(data + "/keyed"):  # records, or a cut's .tmp: checked now, so the boot log names damage
                 from memory.keyed import KeyedStore
@@ -53,7 +52,9 @@ def build(device, cfg, data):
     device.schedules = Schedules(device.store, Event, cfg["language"])
     device.memory = MemoryService(device.store, device.schedules, device.archive, device.keyed,
                                   cfg["device_id"] or _default_device_id(), cfg["language"])
-    device._sync_path = (data if device.keyed else "") + "/sync"
+    # No partition, no replay log: a path outside /data would be the port's own root (the host's, in
+    # the simulator), shared with every other device there.
+    device._sync_path = data + "/sync" if device.keyed else None
     device._sync_room = device.archive.make_room if device.archive else None
     device.announcer = Announcer()
     device.reminders = ReminderLoop(device.schedules, device.store, device.announcer)
@@ -64,6 +65,18 @@ def build(device, cfg, data):
     device.server = None
     device.links = []
     device._last_upkeep_day = None
+
+
+def _boot_room(archive, data):
+    """Folders and repairs need a few blocks; a partition left full gives up its oldest archive.
+    Full even then, the boot goes on: every stored memory is served, and a change is refused with
+    the full partition's sentence until room is freed (each write asks for room again)."""
+    from memory.space import MemoryFull
+
+    try:
+        archive.make_room(_BOOT_ROOM)
+    except MemoryFull as e:
+        print("memory: %s is full (%s); stored memories are served, changes wait for room" % (data, e))
 
 
 async def start(device, ready):

@@ -36,6 +36,8 @@ class Exporter:
         """A page as a generator (memory.steps): a step per section and per keyed memory read."""
         if not isinstance(limit, int) or isinstance(limit, bool) or not 0 < limit <= 200:
             raise ValueError("limit must be 1-200, got %r" % (limit,))
+        if cursor is not None and not isinstance(cursor, str):
+            _bad_cursor(cursor)
         records = []
         size = [0]
         if not cursor:
@@ -140,9 +142,11 @@ def restore(memory, record):
         if kind not in HOT and kind != "archive":
             raise ValueError("type must be one of %s, archive" % ", ".join(HOT))
         got = _restore(memory, kind, record)
-    except (ValueError, OSError, TypeError, KeyError) as e:
+    except Exception as e:  # one record's refusal; the rest of the import goes on
+        from memory.space import explain
+
         out["result"] = "REFUSED"
-        out["detail"] = "missing field %s" % e if isinstance(e, KeyError) else str(e)
+        out["detail"] = "missing field %s" % e if isinstance(e, KeyError) else explain(e)
         return out
     if isinstance(got, str):
         got = {"result": got}

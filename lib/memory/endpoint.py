@@ -2,6 +2,8 @@
 # and is the MCP server on that socket: raw JSON-RPC, one message per text message (a big answer
 # goes out as a text frame and continuation frames).
 
+import asyncio
+
 from memory import mcp, outlink, ws
 
 REMINDER_LOGGER = "memory.reminder"
@@ -51,6 +53,7 @@ class EndpointLink(outlink.OutboundLink):
             if reply is not None:
                 await sock.send(reply)
             reply = None  # not held while the next message is awaited (a streamed answer holds its records)
+            await asyncio.sleep(0)  # a turn for the other links after each message (memory.server)
 
     def reminder_message(self, item):
         return reminder_notification(item)

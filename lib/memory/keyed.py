@@ -1,9 +1,7 @@
-# Keyed memories pushed by the host (seeds 000, 001): one JSON file per `mem_xxx` key on LittleFS.
-#
-# 64+ records of ~250 bytes do not fit the NVS budget, so they live on the `memory` partition.
-# A put writes "<key>.tmp", then renames it over "<key>.json": LittleFS renames atomically, so a
-# power cut leaves the old record or the new one, never half of either. Stray .tmp files from a
-# cut are removed when the store opens.
+# Keyed memories pushed by the host (seeds 000, 001): one JSON file per `mem_xxx` key on LittleFS
+# (128 records of ~250 bytes do not fit the NVS budget). A put writes "<key>.tmp" and renames it
+# over "<key>.json", atomic on LittleFS: a power cut leaves the old record or the new. When the
+# store opens, stray .tmp files are removed and files named like no key are set aside.
 
 import json
 
@@ -26,14 +24,14 @@ _KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 def check_key(key):
     """`mem_` followed by 1-12 of [a-z0-9_]."""
-    if not isinstance(key, str):
-        raise ValueError("key must be a string, got %s %r" % (type(key).__name__, key))
-    if not key.startswith("mem_") or not 1 <= len(key) - 4 <= _KEY_MAX:
-        raise ValueError("key must be mem_ plus 1-%d characters, got %r" % (_KEY_MAX, key))
-    for ch in key[4:]:
-        if ch not in _KEY_CHARS:
-            raise ValueError("key may only use a-z, 0-9 and _ after mem_, got %r" % key)
+    if not _is_key(key):
+        raise ValueError("key must be mem_ plus 1-%d of a-z, 0-9 and _, got %r" % (_KEY_MAX, key))
     return key
+
+
+def _is_key(key):
+    return (isinstance(key, str) and key[:4] == "mem_" and 1 <= len(key) - 4 <= _KEY_MAX
+            and not [c for c in key[4:] if c not in _KEY_CHARS])
 
 
 class KeyedStore:
@@ -51,6 +49,8 @@ class KeyedStore:
         for name in fs.listdir(self.dir):
             if name.endswith(".tmp"):
                 fs.remove(self._path(name[:-4], ".tmp"))
+            elif name.endswith(".json") and not _is_key(name[:-5]):
+                statefile.set_aside(self.dir + "/" + name, "not a key's file name")
         for key in self.keys():
             self.get(key)  # a damaged record is set aside now, so the boot log names it
 
@@ -58,7 +58,7 @@ class KeyedStore:
         return "%s/%s%s" % (self.dir, key, ext)
 
     def keys(self):
-        return sorted(n[:-5] for n in fs.listdir(self.dir) if n.endswith(".json"))
+        return sorted(n[:-5] for n in fs.listdir(self.dir) if n.endswith(".json") and _is_key(n[:-5]))
 
     def count(self):
         return len(self.keys())

@@ -168,12 +168,10 @@ def tool_error(message):
 def error_message(exc):
     if isinstance(exc, (ToolError, ValueError)):
         text = str(exc)
-    elif isinstance(exc, OSError):
-        from memory.space import explain  # error paths only: not on the heap until a storage error
-
-        text = explain(exc)  # no errno numbers or LittleFS names in an answer
     else:
-        text = "%s: %s" % (type(exc).__name__, exc)
+        from memory.space import explain  # error paths only
+
+        text = explain(exc)  # no errno, LittleFS or Python exception text in an answer
     return text if len(text) <= _MAX_MESSAGE_TEXT else text[: _MAX_MESSAGE_TEXT - 3] + "..."
 
 
@@ -247,11 +245,21 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
+def loads(text):
+    """json.loads, surrogate escapes made plain first (memory.oversize)."""
+    if "\\ud" in text or "\\uD" in text:
+        from memory import oversize
+
+        forget("oversize")
+        text = oversize.plain(text)
+    return json.loads(text)
+
+
 def _parse(text):
     """(True, the message) for a complete JSON text, else (False, the parse-error response)."""
     try:
         if whole_json(text):
-            return True, json.loads(text)
+            return True, loads(text)
     except Exception:  # ValueError, or RecursionError for absurd nesting on CPython
         pass
     return False, _error(None, PARSE_ERROR, "parse error: the message is not complete JSON")

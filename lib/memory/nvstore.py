@@ -18,6 +18,8 @@ ERR_LENGTH = const(-4364)
 _ID_KEY = "nid"
 ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
+MAX_ID = const(0x7FFFFFFF)  # record ids and the id counter: the counter is an NVS i32
+_MAX_KEPT_ID = const(0x7FFF0000)  # an imported id leaves this device 65535 ids of its own at least
 ERASE_LEN = const(0xFFFF)  # a journal image's length for a key that is erased
 _ERASED = b"\xff\xff"
 
@@ -145,12 +147,16 @@ class NvStore:
 
 
     def keep_ids_above(self, rid):
+        if not 0 <= rid <= _MAX_KEPT_ID:
+            raise ValueError("id must be 0-%d, got %d" % (_MAX_KEPT_ID, rid))
         if rid >= self.next_id:
             self.next_id = rid + 1
             self._touch()
 
     def new_id(self):
         rid = self.next_id
+        if rid > MAX_ID:
+            raise ValueError("no record ids are left on this device (all %d used)" % MAX_ID)
         self.next_id += 1
         self._touch()
         return rid

@@ -1,6 +1,9 @@
 # The answer to a message too big to read (ws.MessageTooBig): a refusal sent to the request's id.
+# And a message's surrogate escapes made plain before it is parsed (plain(), memory.mcp.loads):
+# a pair becomes its character (MicroPython's json would keep six bytes that are not UTF-8, and
+# CPython a str it cannot send), a lone half U+FFFD.
 #
-# Loaded for that answer only (memory.mcp), then unloaded.
+# Loaded for that work only (memory.mcp), then unloaded.
 
 import json
 
@@ -43,3 +46,37 @@ def _head_id(head):
     except ValueError:  # UnicodeError too
         return None
     return rid if _valid_id(rid) else None
+
+
+def plain(text):
+    """`text` with every surrogate escape replaced (call only when it holds \\ud or \\uD)."""
+    out = []
+    start = 0
+    i = text.find("\\")
+    while i >= 0:
+        high = _unit(text, i)
+        if high is None or not 0xD800 <= high <= 0xDFFF:
+            i = text.find("\\", i + 2)  # any other escape, \\ included, is two characters or more
+            continue
+        low = _unit(text, i + 6) if high < 0xDC00 else None
+        out.append(text[start:i])
+        if low is not None and 0xDC00 <= low <= 0xDFFF:
+            out.append(chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)))
+            start = i + 12
+        else:
+            out.append("\\ufffd")
+            start = i + 6
+        i = text.find("\\", start)
+    out.append(text[start:])
+    return "".join(out)
+
+
+def _unit(text, i):
+    """The UTF-16 unit of a \\uXXXX escape at `i`, or None when there is none."""
+    digits = text[i + 2 : i + 6]
+    if text[i + 1 : i + 2] != "u" or len(digits) != 4:
+        return None
+    for c in digits:
+        if c not in "0123456789abcdefABCDEF":
+            return None
+    return int(digits, 16)

@@ -90,9 +90,19 @@ def cut(text, limit):
 
 
 def decode(raw):
-    """A fixed-width text field back to str (it is NUL-padded)."""
+    """A fixed-width text field back to str (it is NUL-padded).
+
+    Flash can hand back a flipped bit: a field that is not UTF-8 any more reads without the bad
+    bytes (memory.space notes it for stats), so one damaged record never stops a read or export.
+    """
     end = raw.find(b"\0")
-    return bytes(raw if end < 0 else raw[:end]).decode()
+    data = bytes(raw if end < 0 else raw[:end])
+    try:
+        return data.decode()
+    except UnicodeError:
+        from memory.space import salvage
+
+        return salvage(data)
 
 
 def same(raw, data):
@@ -194,6 +204,7 @@ class Event:
         content = text_field({"content": self.content}, "content", 64, truncated)
         event_type = text_field({"event_type": self.event_type or ""}, "event_type", 12, truncated, False)
         when = int_value("when", self.when, 0, _U32_MAX)
+        learned_at = int_value("learned_at", self.learned_at or 0, 0, _U32_MAX)
         completed_at = int_value("completed_at", self.completed_at or 0, 0, _U32_MAX)
         repeat = int_value("repeat", self.repeat, 0, 3)
         anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
@@ -201,7 +212,7 @@ class Event:
         flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
             _COMPLETED if _flag("completed", self.completed) else 0) | (_TOLD if _flag("told", self.told) else 0)
         buf = bytearray(EVENT_SIZE)
-        struct.pack_into(EVENT_FMT, buf, 0, self.id, self.learned_at, when, completed_at, content,
+        struct.pack_into(EVENT_FMT, buf, 0, self.id, learned_at, when, completed_at, content,
                          event_type, repeat, anchor, priority, flags)
         return buf
 

@@ -153,6 +153,9 @@ class Server:
             # A sent answer must not stay referenced while the next message is awaited: a streamed
             # one still holds every record it was made from.
             reply = None
+            # A turn for every other task after each message: reading what is already buffered never
+            # waits, so a client that floods (pings, say) would otherwise keep the loop to itself.
+            await asyncio.sleep(0)
 
     async def _watch(self):
         # Ping clients that went quiet; drop those that stay quiet (a phone that left the WiFi).

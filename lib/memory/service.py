@@ -131,6 +131,10 @@ class MemoryService:
     def search_steps(self, keyword, limit=None):
         """search() as a generator (memory.steps): keyed memories are read a step each."""
         limit = check_limit(limit)
+        if isinstance(keyword, int) and not isinstance(keyword, bool):
+            keyword = str(keyword)  # a number to look for, as the model may send it unquoted
+        if not isinstance(keyword, str):
+            raise Refusal("keyword must be text, got %r" % (keyword,), "type", "keyword", keyword, "string")
         needle = keyword.lower()
         found = []
         found_profile = self.store.read("profile")

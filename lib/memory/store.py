@@ -7,6 +7,7 @@
 # leave NVS only once it has taken them.
 
 import struct
+import sys
 
 from micropython import const
 
@@ -383,6 +384,9 @@ class Store:
             "entries": {"used": self._nv.entries_now(), "all_full": self._nv.entries()},
             "corrupt_keys": self._nv.corrupt,
         }
+        space = sys.modules.get("memory.space")
+        if space is not None and space.damaged:
+            out["damaged_text"] = space.damaged
         flash = _nvs_flash()
         if flash is not None:
             out["nvs"] = {"used": flash.entries_used(), "free": flash.entries_free(), "usable": flash.usable_entries}

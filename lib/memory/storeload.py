@@ -9,7 +9,7 @@ from micropython import const
 
 from memory import fs
 from memory.ackjournal import HEAD, HEADER, MAGIC
-from memory.nvstore import _ID_KEY, ENTRY, ERASE_LEN, ERR_LENGTH, ERR_NOT_FOUND, _mark_used
+from memory.nvstore import _ID_KEY, ENTRY, ERASE_LEN, ERR_LENGTH, ERR_NOT_FOUND, MAX_ID, _mark_used
 
 _CHUNK = const(256)  # bytes read at a time to check a journal record
 
@@ -18,8 +18,45 @@ def replay_journal(journal, nv):
     """Replay every whole record of `journal` into `nv`'s tables; returns the keys taken."""
     taken = 0
     for record in records(journal):
+        # A CRC says a record is as written, not right: one the store cannot take is skipped whole.
+        problem = _problem(nv, record)
+        if problem:
+            journal.bad += 1
+            print("memory: journal record %d set aside: %s" % (journal.bad, problem))
+            continue
+        record.rewind()
         taken += _replay_record(nv, record)
     return taken
+
+
+def _problem(nv, record):
+    """What is wrong inside a record (None: it can be replayed)."""
+    if record.left < 4:
+        return "no id counter"
+    if struct.unpack("<I", record.read(4))[0] > MAX_ID:
+        return "an id counter past %d" % MAX_ID
+    while record.left:
+        klen = record.read(1)[0]
+        if not klen or klen + 2 > record.left:
+            return "a key name cut short"
+        try:
+            key = record.read(klen).decode()
+        except UnicodeError:
+            return "a key name that is not UTF-8"
+        dlen = struct.unpack("<H", record.read(2))[0]
+        if dlen == ERASE_LEN:
+            continue
+        if dlen > record.left:
+            return "a key image past the record's end"
+        t = _find_key(nv, key)[0]
+        if t is None or dlen != t.size * t.per_key or not t.counted:
+            record.skip(dlen)
+            continue
+        for _ in range(t.per_key):
+            if struct.unpack("<I", record.read(4))[0] > MAX_ID:
+                return "a record id past %d in %s" % (MAX_ID, key)
+            record.skip(t.size - 4)
+    return None
 
 
 def check_journal(journal):
@@ -31,7 +68,7 @@ def check_journal(journal):
 def load_tables(nv):
     """Fill every table from NVS; missing keys are empty slots."""
     try:
-        nv._saved_id = nv._nvs.get_i32(_ID_KEY)
+        nv._saved_id = max(0, nv._nvs.get_i32(_ID_KEY))
     except OSError as e:
         if e.args[0] != ERR_NOT_FOUND:
             raise
@@ -49,12 +86,15 @@ def load_tables(nv):
                 if e.args[0] != ERR_LENGTH:
                     raise
                 got = -1
-            if got != block:
+            used_top = _mark_used(t, n) if got == block else 0
+            if got != block or used_top > MAX_ID:  # wrong size, or ids too big
                 nv.corrupt.append(t.key(n))
                 for i in range(start, start + block):
                     t.buf[i] = 0
+                for slot in range(n * t.per_key, (n + 1) * t.per_key):
+                    t.used[slot] = 0
                 continue
-            top = max(top, _mark_used(t, n))
+            top = max(top, used_top)
     nv.next_id = max(nv._saved_id, top) + 1
     nv._logged_id = nv.next_id - 1
 
@@ -128,7 +168,7 @@ def records(journal):
                 break
             start = journal.size + HEADER
             f.seek(start)
-            yield Payload(f, length)
+            yield Payload(f, length, start)
             journal.size = start + length
             f.seek(journal.size)
     finally:
@@ -173,9 +213,18 @@ def _check(f, length, crc, buf):
 class Payload:
     """One record's payload, read in order: read(n) and readinto() as a file's, within the record."""
 
-    def __init__(self, f, length):
+    def __init__(self, f, length, start):
         self._f = f
-        self.left = length
+        self._start = start
+        self.length = self.left = length
+
+    def rewind(self):
+        self._f.seek(self._start)
+        self.left = self.length
+
+    def skip(self, n):
+        self._f.seek(self._start + self.length - self.left + n)
+        self.left -= n
 
     def read(self, n):
         data = self._f.read(n if n < self.left else self.left)

@@ -22,15 +22,17 @@ from memory.store import TYPES as STORE_TYPES
 
 _MAX_OPS = const(64)
 _MAX_BATCH_ID = const(64)
+_NO_LOG = "the memory partition is not mounted, so no replay log is kept"
 OPS = ("write", "delete", "retract", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 
 
 class Sync:
-    """memory_sync over a MemoryService; the replay log lives at "<log_base>.N.jsonl" (memory.replaylog)."""
+    """memory_sync over a MemoryService; the replay log lives at "<log_base>.N.jsonl" (memory.replaylog),
+    or nowhere when `log_base` is None (no memory partition): then every batch is applied as new."""
 
     def __init__(self, memory, log_base, room=None):
         self.memory = memory
-        self.log = ReplayLog(log_base, room)
+        self.log = ReplayLog(log_base, room) if log_base else None
         self._coins = 0  # total_coins_spent as the batch being applied has left it
         self._exporter = None  # memory.backup's, made by the first export
 
@@ -44,7 +46,7 @@ class Sync:
             raise ValueError("batch_id must be a string of 1-%d characters, got %r" % (_MAX_BATCH_ID, batch_id))
         if not isinstance(ops, list) or not 0 < len(ops) <= _MAX_OPS:
             raise ValueError("ops must be a list of 1-%d ops" % _MAX_OPS)
-        first = self.log.get(batch_id)
+        first = self.log.get(batch_id) if self.log else None
         if first is not None and "results" in first:
             out = dict(first)
             out["replayed"] = True
@@ -54,7 +56,8 @@ class Sync:
         elif _has_coins(ops):
             self._coins = self.memory.store.affection()["total_coins_spent"]
             try:
-                self.log.append(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
+                if self.log is not None:
+                    self.log.append(batch_id, {"batch_id": batch_id, "coins_before": self._coins})
             except (OSError, ValueError) as e:
                 raise ValueError("batch %s was not applied, nothing changed: %s" % (batch_id, explain(e)))
         results = []
@@ -69,6 +72,8 @@ class Sync:
             # The changes are held in RAM and written by the next flush: applied, as the results say.
             out["warning"] = "not yet saved to flash, kept in RAM: %s" % explain(e)
         try:
+            if self.log is None:
+                raise OSError(_NO_LOG)
             self.log.append(batch_id, out)
         except (OSError, ValueError) as e:
             # Applied all the same: the answer says so; a resend applies it again, which is harmless.

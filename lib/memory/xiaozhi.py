@@ -4,7 +4,6 @@
 # {"type":"mcp","payload":...} envelopes both ways, reminders as listen/detect text. No audio.
 
 import asyncio
-import json
 
 from micropython import const
 
@@ -94,6 +93,7 @@ class XiaozhiLink(outlink.OutboundLink):
                 if out is not None:
                     await sock.send(out)
                 out = None  # not held while the next message is awaited (a streamed answer holds its records)
+                await asyncio.sleep(0)  # a turn for the other links after each message (memory.server)
         finally:
             timer.cancel()
 
@@ -108,7 +108,7 @@ class XiaozhiLink(outlink.OutboundLink):
         try:
             if not mcp.whole_json(text):
                 raise ValueError("cut off")
-            msg = json.loads(text)
+            msg = mcp.loads(text)
         except ValueError:
             # A server that refuses the token may say so in plain text before it closes: show its words.
             self.log("%s: the server said (not JSON): %s" % (self.link.name, text[:_MAX_SAID]))

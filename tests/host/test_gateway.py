@@ -20,7 +20,7 @@ from test_outbound_links import CLIENT_ID, ITEM, Recorder, running
 from typer.testing import CliRunner
 from xzmem.cli import gateway as cli_gateway
 from xzmem.cli.app import app
-from xzmem.gateway.server import Event, Gateway
+from xzmem.gateway.server import Event, Gateway, device_token
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -33,13 +33,18 @@ def q(token=TOKEN):
     return quote(token, safe="")
 
 
+def own(device_id):
+    """The token a device connects with: its own, made from the gateway's."""
+    return q(device_token(TOKEN, device_id))
+
+
 def endpoint_device(gw, d, announcer, **kw):
-    return endpoint.EndpointLink(f"{gw.url}/mcp/?token={q()}", d, announcer, EP_ID, trusted=True,
+    return endpoint.EndpointLink(f"{gw.url}/mcp/?token={own(EP_ID)}", d, announcer, EP_ID, trusted=True,
                                  sleep=Recorder(), log=lambda m: None, **kw)
 
 
 def xiaozhi_device(gw, d, announcer, **kw):
-    return xiaozhi.XiaozhiLink(f"{gw.url}/xiaozhi/v1/", TOKEN, XZ_ID, CLIENT_ID, d, announcer, trusted=True,
+    return xiaozhi.XiaozhiLink(f"{gw.url}/xiaozhi/v1/", device_token(TOKEN, XZ_ID), XZ_ID, CLIENT_ID, d, announcer, trusted=True,
                                sleep=Recorder(), log=lambda m: None, **kw)
 
 
@@ -116,13 +121,13 @@ def test_xiaozhi_device_through_the_gateway_concurrent_callers_with_the_same_ids
 def test_reconnect_replaces_the_session_and_waiting_callers_get_an_error():
     async def main():
         async with Gateway(TOKEN, port=0) as gw:
-            old = await websockets.connect(f"{gw.url}/mcp/?token={q()}&device=dev-1")
+            old = await websockets.connect(f"{gw.url}/mcp/?token={own('dev-1')}&device=dev-1")
             await until(lambda: "dev-1" in gw.devices)
             async with websockets.connect(device_url(gw, "dev-1")) as caller:
                 await caller.send(json.dumps({"jsonrpc": "2.0", "id": 42, "method": "ping"}))
                 forwarded = json.loads(await old.recv())
                 assert forwarded["method"] == "ping" and forwarded["id"] != 42
-                new = await websockets.connect(f"{gw.url}/mcp/?token={q()}&device=dev-1")
+                new = await websockets.connect(f"{gw.url}/mcp/?token={own('dev-1')}&device=dev-1")
                 answer = json.loads(await asyncio.wait_for(caller.recv(), 5))
                 assert answer["id"] == 42 and answer["error"]["code"] == -32000
                 await asyncio.wait_for(old.wait_closed(), 5)
@@ -146,6 +151,7 @@ def test_gateway_refuses_wrong_tokens_unknown_devices_and_unnamed_devices():
             for url, status in ((f"{gw.url}/mcp/?token=nope&device=x", 401),
                                 (device_url(gw, "missing"), 404),
                                 (f"{gw.url}/mcp/?token={q()}", 400),
+                                (f"{gw.url}/mcp/?token={q()}&device=x", 401),  # the host's token is no device's
                                 (f"{gw.url}/elsewhere?token={q()}", 404)):
                 with pytest.raises(websockets.InvalidStatus) as e:
                     await websockets.connect(url)
@@ -156,7 +162,7 @@ def test_gateway_refuses_wrong_tokens_unknown_devices_and_unnamed_devices():
             e.value.close()
             # a device that never says hello on the xiaozhi path is closed, not registered
             gw.hello_timeout = 0.2
-            async with websockets.connect(f"{gw.url}/xiaozhi/v1/", additional_headers={"Authorization": f"Bearer {TOKEN}", "Device-Id": "quiet"}) as quiet:
+            async with websockets.connect(f"{gw.url}/xiaozhi/v1/", additional_headers={"Authorization": f"Bearer {device_token(TOKEN, 'quiet')}", "Device-Id": "quiet"}) as quiet:
                 await asyncio.wait_for(quiet.wait_closed(), 5)
             assert "quiet" not in gw.devices
 
@@ -194,7 +200,7 @@ def test_xzmem_gateway_command_prints_a_device_reminder():
             ready = await read_until("xzmem gateway ready")
             port = int(ready.rsplit(":", 1)[1])
             announcer = reminder.Announcer()
-            link = endpoint.EndpointLink(f"ws://127.0.0.1:{port}/mcp/?token={q()}", dispatcher(), announcer, EP_ID,
+            link = endpoint.EndpointLink(f"ws://127.0.0.1:{port}/mcp/?token={own(EP_ID)}", dispatcher(), announcer, EP_ID,
                                          sleep=Recorder(), log=lambda m: None)
             async with running(link):
                 assert EP_ID in await read_until("connected")

@@ -204,3 +204,77 @@ def test_a_damaged_nvs_file_boots_with_what_still_parses(tmp_path):
         assert not err, out
         assert "nvs: " in log and "nvs.json.bad" in log, log
     assert (data / "nvs.json.bad").exists()
+
+
+def _fill_rest(image):
+    """Take every free block of an existing image with a file the device knows nothing of."""
+    import esp32
+    import lfsvolume
+    from memory import fs
+
+    esp32.configure_partition("memory", str(image), image.stat().st_size)
+    volume = lfsvolume.LfsVolume(esp32.Partition("memory"))
+    fs.mount("/prefill", volume)
+    try:
+        fs.mkdir("/prefill/filler")
+        n = 0
+        while True:
+            try:
+                with fs.open(f"/prefill/filler/{n}", "wb") as f:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                break
+            n += 1
+        return fs.free_bytes("/prefill")
+    finally:
+        fs.umount("/prefill")
+        volume.unmount()
+
+
+def test_a_partition_full_with_nothing_to_drop_boots_and_serves_every_memory(tmp_path):
+    """Issue 29: with no archive left to drop, a reboot used to give up /data, and with it 56 keyed
+    memories and the acknowledged facts only the journal held."""
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    for p in (root / "lib", root / "firmware" / "sim"):
+        if str(p) not in sys.path:
+            sys.path.insert(0, str(p))
+    data = tmp_path / "dev"
+
+    async def fill(url):
+        async with session(url) as s:
+            for first in (0, 28):
+                ops = [{"op": "put_mem", "key": f"mem_k{i}", "category": "fact", "payload": f"记住的第{i}件事",
+                        "importance": 3, "source": "user"} for i in range(first, first + 28)]
+                err, out = await call(s, "memory_sync", {"action": "apply", "batch_id": f"k{first}", "ops": ops})
+                assert not err and {r["result"] for r in out["results"]} == {"ADDED"}, out
+            for i in range(15):
+                err, out = await call(s, "memory", {"action": "write", "type": "fact", "content": f"事实{i}"})
+                assert not err, out
+
+    async def check(url):
+        async with session(url) as s:
+            err, facts = await call(s, "memory", {"action": "read", "type": "fact"})
+            stats = (await call(s, "memory_sync", {"action": "stats"}))[1]
+            err2, found = await call(s, "memory", {"action": "search", "keyword": "件事", "limit": 50})
+            err3, refused = await call(s, "memory_sync", {"action": "apply", "batch_id": "full", "ops": [
+                {"op": "put_mem", "key": "mem_new", "category": "fact", "payload": "满了", "importance": 3,
+                 "source": "user"}]})
+            return facts, stats, found, refused
+
+    device = SimDevice(data, "--start-time", "2026-02-05T08:00")
+    device.start()
+    try:
+        asyncio.run(fill(device.url))
+    finally:
+        device.kill()  # a power cut: the facts are only in the journal
+    assert _fill_rest(data / "memory.lfs") < 4096
+    with SimDevice(data, "--start-time", "2026-02-05T09:00") as device:
+        facts, stats, found, refused = asyncio.run(check(device.url))
+        log = "".join(device.output)
+    assert "cannot be used this boot" not in log, log
+    assert {x["content"] for x in facts["items"]} == {f"事实{i}" for i in range(15)}, facts
+    assert stats["store"]["keyed"] == 56, stats
+    assert len([x for x in found["items"] if x["type"] == "keyed"]) == 50  # search's limit: the rest are there too
+    assert refused["results"][0]["result"] == "REFUSED" and "full" in refused["results"][0]["detail"], refused

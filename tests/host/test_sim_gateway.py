@@ -14,7 +14,7 @@ GATEWAY_TOKEN = "gateway-token-42"
 def test_host_tools_reach_the_device_through_the_gateway(tmp_path):
     async def scenario():
         async with Gateway(GATEWAY_TOKEN, port=0) as gw:
-            endpoint = f"ws://127.0.0.1:{gw.port}/mcp/?token={GATEWAY_TOKEN}"
+            endpoint = gw.device_endpoint_url("24:0a:c4:00:00:01")  # with the device's own token
             device = SimDevice(tmp_path / "dev", "--endpoint", endpoint, "--trusted-links", "endpoint",
                                "--device-id", "24:0a:c4:00:00:01")
             await asyncio.to_thread(device.start)

@@ -252,7 +252,7 @@ def test_the_provider_reaches_a_device_behind_nat_through_the_gateway(tmp_path, 
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     gw = asyncio.run_coroutine_threadsafe(Gateway(gateway_token, port=0).start(), loop).result(10)
-    device = SimDevice(tmp_path / "dev", "--endpoint", f"ws://127.0.0.1:{gw.port}/mcp/?token={gateway_token}",
+    device = SimDevice(tmp_path / "dev", "--endpoint", gw.device_endpoint_url(device_id),
                        "--trusted-links", "endpoint", "--device-id", device_id)
     try:
         device.start()

@@ -9,7 +9,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from xzmem.gateway.server import DEFAULT_PORT, ENDPOINT_PATH, XIAOZHI_PATH, Event, Gateway
+from xzmem.gateway.server import (
+    DEFAULT_PORT,
+    DEVICE_ID,
+    ENDPOINT_PATH,
+    XIAOZHI_PATH,
+    Event,
+    Gateway,
+    device_token,
+)
 
 commands = typer.Typer()
 
@@ -62,6 +70,9 @@ def show(event: Event, speaker: Speaker) -> None:
     if event.kind == "reminder":
         console.print(reminder_line(event))
         speaker.say(str(event.data.get("text") or event.data.get("content") or ""))
+    elif event.kind == "refused":
+        console.print(f"[red]refused[/] {escape(event.device_id)} ({event.link}): wrong token for this device id; "
+                      f"its lines: xzmem gateway --token T --device-config {escape(event.device_id)}")
     elif event.kind == "connected":
         console.print(f"[green]connected[/] {escape(event.device_id)} ({event.link})")
     else:
@@ -75,9 +86,8 @@ async def _run(host: str, port: int, token: str, speak: bool) -> None:
     shown = "HOST" if host in ("0.0.0.0", "::") else host
     base = f"ws://{shown}:{gw.port}"
     console.print(f"xzmem gateway ready {escape(base)}", highlight=False)
-    console.print("device /config.json, either link (trusted_links lets memory_sync through it):", style="dim")
-    console.print(f'  "endpoint_url": "{base}{ENDPOINT_PATH}?token={token}", "trusted_links": "endpoint"', highlight=False, markup=False)
-    console.print(f'  "xiaozhi_url": "{base}{XIAOZHI_PATH}", "xiaozhi_token": "{token}", "trusted_links": "xiaozhi"', highlight=False, markup=False)
+    console.print("each device connects with its own token: xzmem gateway --token T --device-config DEVICE_ID "
+                  "prints its /config.json lines", style="dim")
     console.print(f"host tools: --device '{base}/devices/<device_id>/mcp?token={token}'", highlight=False, markup=False)
     try:
         await gw.serve_forever()
@@ -85,14 +95,35 @@ async def _run(host: str, port: int, token: str, speak: bool) -> None:
         await gw.stop()
 
 
+def device_config_lines(base: str, token: str, device_id: str) -> list[str]:
+    """The /config.json lines of one device, either link (trusted_links lets memory_sync through it)."""
+    own = device_token(token, device_id)
+    return [f'"device_id": "{device_id}", "endpoint_url": "{base}{ENDPOINT_PATH}?token={own}", "trusted_links": "endpoint"',
+            f'"device_id": "{device_id}", "xiaozhi_url": "{base}{XIAOZHI_PATH}", "xiaozhi_token": "{own}", '
+            f'"trusted_links": "xiaozhi"']
+
+
 @commands.command()
 def gateway(
     listen: Annotated[str, typer.Option("--listen", help="HOST:PORT to accept devices and host tools on.")] = f"0.0.0.0:{DEFAULT_PORT}",
     token: Annotated[str | None, typer.Option("--token", help="Token devices and host tools must present (generated when unset).")] = None,
     speak: Annotated[bool, typer.Option("--speak", help="Also say reminders aloud with espeak-ng.")] = False,
+    device_config: Annotated[list[str] | None, typer.Option(
+        "--device-config", metavar="DEVICE_ID",
+        help="Print the /config.json lines (with its own token) of this device and exit; repeatable.")] = None,
 ) -> None:
     """Host gateway for devices behind NAT: they connect here (MCP endpoint or xiaozhi protocol)."""
     host, port = parse_listen(listen)
+    if device_config:
+        if not token:
+            raise typer.BadParameter("--device-config needs the gateway's --token: a device's token is made from it")
+        shown = "HOST" if host in ("0.0.0.0", "::") else host
+        for device_id in device_config:
+            if not DEVICE_ID.fullmatch(device_id):
+                raise typer.BadParameter(f"a device id is 1-64 of A-Z a-z 0-9 : . _ -, got {device_id!r}")
+            for line in device_config_lines(f"ws://{shown}:{port}", token, device_id):
+                console.print(line, highlight=False, markup=False)
+        return
     if not token:
         token = secrets.token_urlsafe(18)
         console.print(f"generated token: {token}", highlight=False, markup=False)

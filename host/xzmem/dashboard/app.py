@@ -7,6 +7,7 @@ shows the device's answer (ADDED / UPDATED / DELETED / NOOP, or its refusal in w
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -34,7 +35,7 @@ from xzmem.dashboard.device import (
     replace_calls,
 )
 from xzmem.dashboard.review import Review, retract_op
-from xzmem.dashboard.security import COOKIE, Session, Sessions, allowed_hosts
+from xzmem.dashboard.security import COOKIE, LOGIN_COOKIE, Session, Sessions, allowed_hosts
 from xzmem.dashboard.texts import pick_language, skip_text, text, value_text
 from xzmem.dashboard.timeline import FILTERS, Cursor, schedule_time, timeline_page
 from xzmem.db import open_db
@@ -121,7 +122,7 @@ class Dashboard:
     def _host_ok(self, request: Request) -> bool:
         return not self.hosts or request.headers.get("host", "") in self.hosts
 
-    def _session(self, request: Request) -> tuple[str, Session]:
+    def _session(self, request: Request) -> tuple[str | None, Session | None]:
         return self.sessions.get(request.cookies.get(COOKIE))
 
     @staticmethod
@@ -150,8 +151,8 @@ class Dashboard:
             if not self._host_ok(request):
                 return PlainTextResponse("unknown Host header", status_code=400)
             key, session = self._session(request)
-            if not session.signed_in:
-                return self._with_cookie(RedirectResponse("/login", status_code=303), key)
+            if session is None:
+                return RedirectResponse("/login", status_code=303)
             async with self.device.open() as link:
                 response = await handler(request, session, link)
             return self._with_cookie(response, key)
@@ -165,9 +166,9 @@ class Dashboard:
             if not self._host_ok(request):
                 return PlainTextResponse("unknown Host header", status_code=400)
             key, session = self._session(request)
+            if session is None:
+                return RedirectResponse("/login", status_code=303)
             form = {k: str(v) for k, v in (await request.form()).items()}
-            if not session.signed_in:
-                return self._with_cookie(RedirectResponse("/login", status_code=303), key)
             if not self.sessions.csrf_ok(session, form.get("csrf")):
                 return PlainTextResponse(text(self._lang(request), "csrf.failed"), status_code=403)
             async with self.device.open() as link:
@@ -183,19 +184,34 @@ class Dashboard:
     async def login(self, request: Request) -> Response:
         if not self._host_ok(request):
             return PlainTextResponse("unknown Host header", status_code=400)
-        key, session = self._session(request)
         lang = self._lang(request)
+        nonce = request.cookies.get(LOGIN_COOKIE) or ""
         wrong = False
         if request.method == "POST":
+            address = request.client.host if request.client else ""
+            wait = self.sessions.limiter.wait(address)
+            if wait:
+                return PlainTextResponse(text(lang, "login.wait").format(seconds=wait), status_code=429,
+                                         headers={"Retry-After": str(wait)})
             form = await request.form()
-            if self.sessions.csrf_ok(session, str(form.get("csrf", ""))):
-                if self.sessions.sign_in(session, str(form.get("password", ""))):
-                    return self._with_cookie(RedirectResponse("/", status_code=303), key)
+            signed = None
+            if self.sessions.login_csrf_ok(nonce, str(form.get("csrf", ""))):
+                signed = self.sessions.sign_in(str(form.get("password", "")))
+            if signed is not None:
+                response = self._with_cookie(RedirectResponse("/", status_code=303), signed[0])
+                response.delete_cookie(LOGIN_COOKIE)
+                return response
+            self.sessions.limiter.failed(address)
             wrong = True
+        if len(nonce) != 32:
+            nonce = secrets.token_hex(16)
         html = self.templates.get_template("login.html").render(
-            t=lambda k: text(lang, k), lang=lang, csrf=session.csrf, wrong=wrong, flash=[], path="/login", backlog=0
+            t=lambda k: text(lang, k), lang=lang, csrf=self.sessions.login_csrf(nonce), wrong=wrong, flash=[],
+            path="/login", backlog=0
         )
-        return self._with_cookie(HTMLResponse(html, status_code=401 if wrong else 200), key)
+        response = HTMLResponse(html, status_code=401 if wrong else 200)
+        response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict")
+        return response
 
     async def set_language(self, request: Request) -> Response:
         code = request.path_params["code"]

@@ -192,6 +192,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "login.title": ("登录", "Sign in"),
     "login.password": ("面板密码", "Dashboard password"),
     "login.wrong": ("密码不对。", "Wrong password."),
+    "login.wait": ("密码错得太多了，请 {seconds} 秒后再试。", "Too many wrong passwords; try again in {seconds} s."),
     "login.button": ("登录", "Sign in"),
     "csrf.failed": ("表单已过期或不是本页发出的，请重新提交。", "The form expired or did not come from this page; send it again."),
 }

@@ -9,15 +9,24 @@ Paths on one port:
                    to that device; request ids are rewritten so that several callers never clash.
 - `GET /devices`   JSON list of the connected devices.
 
-One session per device id: a device that reconnects replaces its old session. Reminders a device
+Credentials: the gateway's token is the host's; it opens `/devices` paths and nothing else. Each
+device connects with its own token, derived from the gateway's token and its device id
+(`device_token()`, printed by `xzmem gateway --device-config ID`): it binds that id, so a device
+cannot connect as another one, take over its id, or reach any device's memory through `/devices`.
+An answer from a device is passed on only for a request that was sent to that same device.
+
+One session per device id: a device that reconnects (with its token) replaces its old session. Reminders a device
 sends (notifications/message from logger memory.reminder, or listen/detect text) are handed to
 `on_event` and forwarded to the host tools attached to that device.
 """
 
 import asyncio
+import base64
+import hashlib
 import hmac
 import itertools
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -37,13 +46,21 @@ DEFAULT_PORT = 8766
 REMINDER_LOGGER = "memory.reminder"
 HELLO_TIMEOUT = 10.0
 DEVICE_GONE = -32000  # JSON-RPC server error: the device is not (or no longer) connected
+DEVICE_ID = re.compile(r"[A-Za-z0-9:._-]{1,64}")  # MAC forms, `xzmem sim` ids, names a user picks
+
+
+def device_token(gateway_token: str, device_id: str) -> str:
+    """The token device `device_id` connects with: an HMAC of its id under the gateway's token, so
+    the gateway keeps no list, and knowing one device's token tells nothing about another's."""
+    mac = hmac.new(gateway_token.encode(), b"xzmem device " + device_id.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:18]).decode()
 
 
 @dataclass
 class Event:
-    """Something a user may want to see: kind is connected, disconnected or reminder."""
+    """Something a user may want to see."""
 
-    kind: str
+    kind: str  # connected, disconnected, reminder, or refused (a device with a wrong token)
     device_id: str
     link: str  # endpoint or xiaozhi
     data: dict = field(default_factory=dict)
@@ -107,6 +124,8 @@ class Gateway:
         self.devices: dict[str, DeviceSession] = {}
         self.clients: dict[str, set[ServerConnection]] = {}
         self._pending: dict[str, _Pending] = {}
+        self.refused_devices: dict[str, int] = {}  # device id -> connections refused for a wrong token
+        self.forged_answers = 0  # answers from a device for no request sent to it, dropped
         self._ids = itertools.count(1)
         self._server = None
 
@@ -145,18 +164,32 @@ class Gateway:
 
     # ---- HTTP: routing, tokens, the device list ----
 
+    def device_endpoint_url(self, device_id: str) -> str:
+        """The endpoint_url device `device_id` dials, with its own token."""
+        return f"{self.url}{ENDPOINT_PATH}?token={device_token(self.token, device_id)}"
+
     def _check(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlparse(request.path).path
         token = request_token(request)
-        if token is None or not hmac.compare_digest(token.encode(), self.token.encode()):
+        if token is None:
+            return connection.respond(HTTPStatus.UNAUTHORIZED, "missing or wrong token\n")
+        if _norm(path) in (ENDPOINT_PATH, XIAOZHI_PATH):
+            device_id = self._device_id(request)
+            if not device_id:
+                return connection.respond(HTTPStatus.BAD_REQUEST, "say which device: a Device-Id header or ?device=ID\n")
+            if not DEVICE_ID.fullmatch(device_id):
+                return connection.respond(HTTPStatus.BAD_REQUEST, "a device id is 1-64 of A-Z a-z 0-9 : . _ -\n")
+            if not hmac.compare_digest(token.encode(), device_token(self.token, device_id).encode()):
+                self.refused_devices[device_id] = self.refused_devices.get(device_id, 0) + 1
+                self.on_event(Event("refused", device_id, "endpoint" if _norm(path) == ENDPOINT_PATH else "xiaozhi"))
+                return connection.respond(HTTPStatus.UNAUTHORIZED, f"wrong token for device {device_id}: each device "
+                                          f"has its own (xzmem gateway --device-config {device_id})\n")
+            return None
+        if not hmac.compare_digest(token.encode(), self.token.encode()):
             return connection.respond(HTTPStatus.UNAUTHORIZED, "missing or wrong token\n")
         if path.rstrip("/") == DEVICES_PATH:
             body = json.dumps(self.listing(), ensure_ascii=False).encode()
             return Response(200, "OK", Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body)))]), body)
-        if _norm(path) in (ENDPOINT_PATH, XIAOZHI_PATH):
-            if not self._device_id(request):
-                return connection.respond(HTTPStatus.BAD_REQUEST, "say which device: a Device-Id header or ?device=ID\n")
-            return None
         target = self._target(path)
         if target is not None:
             if target not in self.devices:
@@ -252,9 +285,14 @@ class Gateway:
                 data = params.get("data")
                 await self._reminder(session, data if isinstance(data, dict) else {"text": str(data)}, msg)
             return
-        pending = self._pending.pop(str(msg.get("id")), None) if isinstance(msg.get("id"), str) else None
+        gid = msg.get("id")
+        pending = self._pending.get(gid) if isinstance(gid, str) else None
         if pending is None:
             return  # an answer nobody waits for (its caller left)
+        if pending.session is not session:
+            self.forged_answers += 1  # another device's request: only the device asked may answer it
+            return
+        del self._pending[gid]
         msg["id"] = pending.original_id
         try:
             await pending.client.send(json.dumps(msg, ensure_ascii=False))
