@@ -93,7 +93,7 @@ def test_deploy_plan_copies_code_and_config_then_resets(tmp_path, port, ran):
     assert mp[-1] == ["reset"]
     staged = json.loads((stage / "config.json").read_text())
     assert staged["wifi_ssid"] == "home" and staged["utc_offset"] == 28800 and staged["listen_port"] == 8765
-    assert (stage / "lib" / "memory" / "clock.py").read_bytes() == (root / "lib" / "memory" / "clock.py").read_bytes()
+    assert (stage / "lib" / "memory" / "clock.py").read_bytes() == board.without_comments((root / "lib" / "memory" / "clock.py").read_bytes())
 
 
 def test_deploy_mpy_stages_compiled_modules(tmp_path, port, ran):
@@ -200,3 +200,16 @@ def test_dry_run_with_the_board_unplugged_warns_and_still_shows_the_steps(tmp_pa
     assert result.exit_code == 0, result.output
     assert "warning: serial port /dev/ttyNOPE0 does not exist" in result.output
     assert "erase-flash" in result.output and ran == []
+
+
+def test_source_on_the_board_has_no_comments_and_keeps_its_lines():
+    from xzmem.board.plans import code_files
+
+    files = code_files()
+    store = files["/lib/memory/store.py"].decode()
+    original = (board.ROOT / "lib/memory/store.py").read_text(encoding="utf-8")
+    assert "#" in original and not any(line.lstrip().startswith("#") for line in store.splitlines())
+    assert len(store.splitlines()) == len(original.splitlines())
+    for path, data in files.items():
+        compile(data, path, "exec")
+    assert sum(len(d) for d in files.values()) < 0.9 * sum(src.stat().st_size for _, src in board.device_files())

@@ -9,6 +9,7 @@ from esp_images import merged_firmware, project
 from typer.testing import CliRunner
 from xzmem.board import fsimage
 from xzmem.board.partitions import load_layout, parse_table
+from xzmem.board.plans import without_comments
 from xzmem.cli.app import app
 
 
@@ -40,8 +41,8 @@ def test_image_parses_back(tmp_path):
 
     code = fsimage.read_files(fsimage.open_image(partition(data, layout["vfs"])))
     root = tmp_path / "project"
-    assert code["/boot.py"] == (root / "boot.py").read_bytes()
-    assert code["/lib/memory/clock.py"] == (root / "lib" / "memory" / "clock.py").read_bytes()
+    assert code["/boot.py"] == without_comments((root / "boot.py").read_bytes())
+    assert code["/lib/memory/clock.py"] == without_comments((root / "lib" / "memory" / "clock.py").read_bytes())
     assert "/main.py" in code
     cfg = json.loads(code["/config.json"])
     assert (cfg["wifi_ssid"], cfg["token"], cfg["utc_offset"], cfg["listen_port"]) == ("Wokwi-GUEST", "wokwi-ci", 28800, 8765)

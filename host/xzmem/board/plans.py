@@ -2,12 +2,14 @@
 operation) checked in full before the first one runs, shown one by one, and run unless it is a dry run."""
 
 import importlib.util
+import io
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,6 +236,21 @@ def _mpy_cross(src: Path, device_path: str, arch: str | None) -> bytes:
         return out.read_bytes()
 
 
+def without_comments(source: bytes) -> bytes:
+    """Python source with its comments taken out, every line kept (tracebacks keep their line numbers).
+
+    Comments are a seventh of the device code; on a 4 MB board's 464 KB `vfs` partition, where each
+    file takes whole 4 KB blocks, they are the difference between fitting and not.
+    """
+    text = source.decode("utf-8")
+    cuts = {tok.start[0]: tok.start[1] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type == tokenize.COMMENT}
+    lines = text.splitlines(keepends=True)
+    for row, col in cuts.items():
+        lines[row - 1] = lines[row - 1][:col].rstrip() + "\n"
+    return "".join(lines).encode("utf-8")
+
+
 def require_entry(root: Path = ROOT) -> None:
     boot = root / "boot.py"
     if not boot.is_file():
@@ -244,6 +261,7 @@ def code_files(root: Path = ROOT, *, mpy: bool = False, arch: str | None = DEFAU
     """The code as it lands on the board, by device path; lib modules precompiled when mpy is set.
 
     boot.py and main.py stay source: MicroPython runs only those names from the filesystem root.
+    Source files go without their comments (without_comments).
     Viper modules (machine code) are built for `arch`, and left out without one: the code that
     imports them has a plain-Python fallback.
     """
@@ -256,7 +274,7 @@ def code_files(root: Path = ROOT, *, mpy: bool = False, arch: str | None = DEFAU
                 continue
             out[device_path[:-3] + ".mpy"] = _mpy_cross(src, device_path, arch if viper else None)
         else:
-            out[device_path] = src.read_bytes()
+            out[device_path] = without_comments(src.read_bytes())
     return out
 
 
