@@ -39,23 +39,20 @@ TAG = __name__
 
 
 class MemoryProvider(MemoryProviderBase):
+    """One object serves every connection of the server, so each call finds its device from the
+    connection making it (see xzmem.integrations.xiaozhi_server), never from init_memory."""
+
     def __init__(self, config, summary_memory=None):
         super().__init__(config)
         self.xzmem = XiaozhiMemory(config)
         logger.bind(tag=TAG).info("xzmem memory provider ready")
 
-    def init_memory(self, role_id, llm, **kwargs):
-        super().init_memory(role_id, llm, **kwargs)
-        self.xzmem.init_role(role_id, llm)
+    # Plain methods returning the coroutine: they run in the calling connection's own thread.
+    def save_memory(self, msgs, session_id=None):
+        return self.xzmem.save_memory(self, msgs, session_id)
 
-    async def save_memory(self, msgs, session_id=None):
-        report = await self.xzmem.save(self.role_id, msgs, session_id)
-        if report.error:
-            logger.bind(tag=TAG).warning(f"xzmem save_memory: {report.error}")
-        return None
-
-    async def query_memory(self, query: str) -> str:
-        return await self.xzmem.query(self.role_id, query)
+    def query_memory(self, query):
+        return self.xzmem.query_memory(self, query)
 '''
 
 
