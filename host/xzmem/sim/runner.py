@@ -18,7 +18,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from xzmem.board.tree import ROOT
+
 NVS_FILE = "nvs.json"
 MEMORY_IMAGE = "memory.lfs"
 CONFIG_FILE = "config.json"
