@@ -92,30 +92,3 @@ def install_module(path: Path) -> Installed:
         tmp.write_text(MODULE_SOURCE, encoding="utf-8")
         tmp.replace(module)
     return Installed(server, module, changed)
-
-
-def _quoted(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def yaml_block(device: str | None, token: str | None, data: Path | None, budget_tokens: int) -> str:
-    """The lines to add to the server's config (`data/.config.yaml` or `config.yaml`)."""
-    lines = [
-        "selected_module:",
-        f"  Memory: {PROVIDER_TYPE}",
-        "",
-        "Memory:",
-        f"  {PROVIDER_TYPE}:",
-        f"    type: {PROVIDER_TYPE}",
-        f"    device: {_quoted(device or 'ws://MEMORY-DEVICE-IP:8765/mcp')}",
-        f"    token: {_quoted(token or 'THE-DEVICE-TOKEN')}",
-        "    # Several talking devices, each with its own memory device (role_id = the device's MAC):",
-        "    # devices:",
-        '    #   "aa:bb:cc:dd:ee:ff": {device: "ws://192.168.1.51:8765/mcp", token: "..."}',
-    ]
-    lines.append(f"    data: {_quoted(str(data))}" if data else "    # data: /path/to/xzmem/data   # default as for the xzmem CLI")
-    lines += [
-        "    # llm: {base_url: https://api.deepseek.com, model: deepseek-chat, api_key: sk-...}  # default: the server's LLM",
-        f"    budget_tokens: {budget_tokens}",
-    ]
-    return "\n".join(lines)
