@@ -54,6 +54,7 @@ class OutboundLink:
         self.dispatcher = dispatcher
         self.announcer = announcer
         self.link = mcp.Link("%s %s" % (self.kind, redact(url)), trusted)
+        self.link.voice = not trusted
         self.backoff = backoff or Backoff()
         self.sleep = sleep or asyncio.sleep  # tests inject one that records the delays
         self.idle_timeout = idle_timeout
