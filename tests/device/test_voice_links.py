@@ -46,6 +46,12 @@ class VoiceLinks(unittest.TestCase):
         for link, voice in cases:
             self.assertIs(link.link.voice, voice, link.link.name)
 
+    def test_the_list_of_types_names_each_one_once(self):
+        said = result_on(mcp.Link("ws", trusted=True), BAD)["content"][0]["text"]
+        words = said.split("可以用：")[1].rstrip("。").split("、")
+        self.assertEqual(len(words), len(set(words)), said)
+        self.assertTrue("日程" in words and "事件" in words, said)
+
     def test_a_good_call_is_the_same_on_every_link(self):
         voice = mcp.Link("xiaozhi")
         voice.voice = True

@@ -158,3 +158,39 @@ def test_a_call_from_no_connection_gets_no_memory_and_saves_nothing(tmp_path, se
     assert any("query_memory: no server connection" in m for m in said)
     assert any("save_memory: no server connection" in m for m in said)
     assert any("device id is unusable" in m for m in said)
+
+
+class ReflectingLLM(CountingLLM):
+    """Also answers reflection, with the seed's default soul state code 0110."""
+
+    def response(self, session_id, dialogue):
+        if "反思模块" in dialogue[0]["content"]:
+            self.prompts.append(dialogue[0]["content"])
+            yield json.dumps({"soul_state_code": "0110", "feedback_data": {
+                "useful_memory_ids": [], "merge_groups": [],
+                "new_memories": {"knowledge": [], "skill": [], "emotional": [], "event": []}}})
+            return
+        yield from super().response(session_id, dialogue)
+
+
+def test_the_prompt_shows_the_childs_mood_in_words_never_reflections_code(tmp_path, server, monkeypatch):
+    monkeypatch.setenv("XZMEM_CONFIG", str(tmp_path / "none.toml"))
+
+    async def set_mood(url):
+        async with DeviceClient(url) as client:
+            await client.memory(action="write", type="mood", content="开心")
+
+    with SimDevice(tmp_path / "dev") as dev:
+        asyncio.run(set_mood(dev.url))
+        provider = server.create_provider({"type": "xzmem", "data": str(tmp_path / "host"),
+                                           "device": dev.url.split("?")[0], "token": TOKEN})
+        llm = ReflectingLLM()
+        conn = server.open(provider, KID_A, llm)
+        conn.dialogue = [user("我今天考试得了一百分"), Message("assistant", "太棒了！")]
+        conn.save_and_close()
+        conn.wait_saved()
+        prompt = server.ask(server.open(provider, KID_A, llm), "你好")
+        affection = asyncio.run(overview(dev.url, type="coins"))["items"][0]
+    assert any("反思模块" in p for p in llm.prompts)  # reflection ran
+    assert affection["mood"] == "开心" and affection["soul_state_code"] == 6
+    assert "心情：开心" in prompt and "0110" not in prompt
