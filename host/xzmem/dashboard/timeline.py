@@ -9,7 +9,7 @@ the cursor's second), so the archive is streamed page by page and never read who
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from xzmem.device.client import DeviceClient
@@ -73,7 +73,7 @@ def schedule_time(record: dict[str, Any], utc_offset: int) -> str:
     """A schedule's local 'YYYY-MM-DD HH:MM': `datetime` as `read` gives it, or from an export's `when`."""
     if record.get("datetime"):
         return str(record["datetime"])
-    return (datetime.fromtimestamp(int(record.get("when") or 0), UTC) + timedelta(seconds=utc_offset)).strftime("%Y-%m-%d %H:%M")
+    return (datetime.fromtimestamp(int(record.get("when") or 0), timezone.utc) + timedelta(seconds=utc_offset)).strftime("%Y-%m-%d %H:%M")
 
 
 def _number(value: Any) -> int:
@@ -81,7 +81,7 @@ def _number(value: Any) -> int:
 
 
 def _local_unix(text: str, utc_offset: int) -> int:
-    when = datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    when = datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
     return int(when.timestamp()) - utc_offset
 
 
@@ -127,7 +127,7 @@ async def recalled_entries(
     if keyword:
         args["keyword"] = keyword
     if cursor is not None:
-        local = datetime.fromtimestamp(cursor.at, UTC) + timedelta(seconds=utc_offset)
+        local = datetime.fromtimestamp(cursor.at, timezone.utc) + timedelta(seconds=utc_offset)
         args["end_date"] = local.strftime("%Y-%m-%d")
     answer = await client.memory(**args)
     items = answer.get("items", []) if isinstance(answer, dict) else []

@@ -27,10 +27,9 @@ import sys
 
 from ..base import MemoryProviderBase, logger
 
-if sys.version_info < (3, 11):
+if sys.version_info < (3, 10):
     raise ImportError(
-        "the xzmem memory provider needs Python 3.11 or newer (this server runs %d.%d): "
-        "run the server in a 3.11+ environment with xzmem installed" % sys.version_info[:2]
+        "the xzmem memory provider needs Python 3.10 or newer (this server runs %d.%d)" % sys.version_info[:2]
     )
 
 from xzmem.integrations.xiaozhi_server import XiaozhiMemory  # noqa: E402

@@ -87,7 +87,7 @@ class ServerLLM(LLMClient):
 
         try:
             return await asyncio.wait_for(asyncio.to_thread(run), self.timeout), None
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11 on; the server runs 3.10
             raise LLMError(f"the server's LLM gave no answer within {self.timeout:.0f} s") from None
         except Exception as exc:  # the server's providers raise anything; the pipelines expect LLMError
             raise LLMError(f"the server's LLM failed: {type(exc).__name__}: {exc}") from None
