@@ -153,3 +153,20 @@ def test_broken_yaml_is_named_and_left_alone(tmp_path, server_dir):
     done = integrate(server_dir, tmp_path)
     assert done.returncode == 1 and "is not valid YAML" in done.stderr
     assert user_file.read_text(encoding="utf-8") == "selected_module:\n  LLM: [\n"
+
+
+def test_config_file_names_another_config_and_without_a_device_nothing_is_changed(tmp_path, server_dir):
+    other = tmp_path / "my-config.yaml"
+    other.write_text(USER, encoding="utf-8")
+    done = integrate(server_dir, tmp_path, "--config-file", str(other), "--data", str(tmp_path / "xz"))
+    assert done.returncode == 0, done.stderr
+    merged = yaml.safe_load(other.read_text(encoding="utf-8"))
+    assert merged["selected_module"]["Memory"] == "xzmem"
+    assert merged["Memory"]["xzmem"]["data"] == str(tmp_path / "xz")
+    assert not (server_dir / "data" / ".config.yaml").exists()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XZMEM_")}
+    env["XZMEM_CONFIG"] = str(tmp_path / "none.toml")
+    bare = subprocess.run([sys.executable, "-m", "xzmem", "integrate", "xiaozhi-server", "--server-dir",
+                           str(server_dir)], capture_output=True, text=True, env=env, timeout=60)
+    assert bare.returncode == 0 and "is left as it is: give --device and --token" in bare.stdout
+    assert not (server_dir / "data" / ".config.yaml").exists()
