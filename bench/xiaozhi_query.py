@@ -63,7 +63,6 @@ def main() -> None:
         base.host.data_dir = str(tmp / "host")
         with SimDevice(tmp / "device") as device:
             memory = XiaozhiMemory({"type": "xzmem", "device": device.url.split("?")[0], "token": TOKEN}, base)
-            memory.init_role(ROLE)
             memory.warming.join()  # the server builds the provider at start-up, long before a query
             msgs = []
             for text in CONVERSATION:

@@ -9,10 +9,14 @@ default `$XDG_DATA_HOME/xzmem`, i.e. `~/.local/share/xzmem`). Command-line optio
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (xiaozhi-esp32-server's image): the same parser as a package
+    import tomli as tomllib
 
 
 class ConfigError(Exception):

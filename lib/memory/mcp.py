@@ -109,6 +109,10 @@ class Link:
         self.client_info = None  # clientInfo from initialize
         self.protocol_version = None
         self.peek = False  # only looking (the boot self-test): a read leaves reminders untold
+        # A voice server's link (xiaozhi, an untrusted MCP endpoint): such a server speaks an isError
+        # result as a fixed error line and never shows it to its model, so refusals go back as plain
+        # results there, and the model reads the sentence, tells the user and can call again.
+        self.voice = False
 
 
 class _ParamsError(Exception):
@@ -510,6 +514,6 @@ class Dispatcher:
                 # Running to the first piece here lets a result that fails at once be a plain refusal.
                 return _streamed_response(rid, _first(pieces), pieces)
             result = _result_text(value)
-        except Exception as e:  # refusals and failures alike reach the model as isError, the link lives on
-            result = _result_text(self.refusal_text(tool, e), True)
+        except Exception as e:  # refusals and failures alike reach the model, the link lives on
+            result = _result_text(self.refusal_text(tool, e), not link.voice)
         return _response(rid, result)

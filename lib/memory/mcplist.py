@@ -7,11 +7,34 @@ from micropython import const
 from memory.mcp import MAX_NAME, PAGE_BYTES, _ParamsError, _response, _utf8_len, dumps
 
 _CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
+# The schema keys every model API takes: the Gemini library xiaozhi-esp32-server uses
+# (google-generativeai 0.8.5) refuses a tool with minimum, maximum or additionalProperties in it.
+# The device still checks those (memory.schema); a range is told in the description instead.
+_LISTED = ("type", "description", "enum", "items", "properties", "required")
+
+
+def listed(schema):
+    """The part of a JSON schema a tools/list shows: _LISTED keys, a range moved into the description."""
+    out = {}
+    for key in _LISTED:
+        if key in schema:
+            value = schema[key]
+            if key == "properties":
+                value = {name: listed(spec) for name, spec in value.items()}
+            elif key == "items" and isinstance(value, dict):
+                value = listed(value)
+            out[key] = value
+    lo = schema.get("minimum")
+    hi = schema.get("maximum")
+    if lo is not None or hi is not None:
+        span = "%s-%s" % (lo, hi) if lo is not None and hi is not None else (">=%s" % lo if hi is None else "<=%s" % hi)
+        out["description"] = out["description"] + " (" + span + ")" if "description" in out else span
+    return out
 
 
 def entry(tool):
     """The tools/list entry of `tool`, as JSON text."""
-    entry = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+    entry = {"name": tool.name, "description": tool.description, "inputSchema": listed(tool.input_schema)}
     annotations = tool.annotations
     if tool.user_only:
         annotations = dict(annotations or {})

@@ -15,6 +15,8 @@ FIRST_DELAY = const(1)  # seconds before the first reconnect
 MAX_DELAY = const(600)  # the delay doubles up to this
 IDLE_TIMEOUT = const(120)  # no frame for this long: the link is dead
 _CONNECT_TIMEOUT = const(20)
+# errno values (the same on MicroPython's ports and Linux) of the failures a link meets most
+_NET_ERRORS = {104: "connection reset", 110: "timed out", 111: "connection refused", 113: "no route to host"}
 
 
 class Backoff:
@@ -37,6 +39,19 @@ class Backoff:
         self.delay = self.first
 
 
+def link_error(e):
+    """A link's failure in words: a socket error is the network's (memory.mcp would call an
+    OSError a storage failure)."""
+    if isinstance(e, asyncio.TimeoutError):
+        return "network error: timed out"
+    if isinstance(e, OSError):
+        code = e.args[0] if e.args else None
+        if isinstance(code, int):
+            return "network error: %s (errno %d)" % (_NET_ERRORS.get(abs(code), "socket error"), code)
+        return "network error: %s" % (code or type(e).__name__)
+    return mcp.error_message(e)
+
+
 def redact(url):
     """The URL without its query, so that logs and link names never show a token."""
     return url.split("?", 1)[0]
@@ -54,6 +69,7 @@ class OutboundLink:
         self.dispatcher = dispatcher
         self.announcer = announcer
         self.link = mcp.Link("%s %s" % (self.kind, redact(url)), trusted)
+        self.link.voice = not trusted
         self.backoff = backoff or Backoff()
         self.sleep = sleep or asyncio.sleep  # tests inject one that records the delays
         self.idle_timeout = idle_timeout
@@ -78,7 +94,7 @@ class OutboundLink:
             try:
                 await self.run_once()
             except Exception as e:  # refused, reset, timed out, garbage: all end in a reconnect
-                self.log("%s: %s" % (self.link.name, mcp.error_message(e)))
+                self.log("%s: %s" % (self.link.name, link_error(e)))
             self.failures += 1
             if self.healthy:
                 self.backoff.reset()

@@ -1,4 +1,5 @@
-# The answer to a message too big to read (ws.MessageTooBig): a refusal sent to the request's id.
+# The answer to a message too big to read (ws.MessageTooBig): a refusal sent to the request's id,
+# found among the message's first bytes or, as the official MCP SDK writes it last, its last bytes.
 # And a message's surrogate escapes made plain before it is parsed (plain(), memory.mcp.loads):
 # a pair becomes its character (MicroPython's json would keep six bytes that are not UTF-8, and
 # CPython a str it cannot send), a lone half U+FFFD.
@@ -16,7 +17,10 @@ def answer(dispatcher, exc):
     """Dispatcher.too_big(): see there."""
     said = spoken.say(Refusal("", "too_big", None, exc.size, exc.limit), dispatcher.language)
     message = "%s (message of %d bytes; the limit is %d bytes of UTF-8 JSON)" % (said, exc.size, exc.limit)
-    return _error(_head_id(exc.head), INVALID_REQUEST, message)
+    rid = _head_id(exc.head)
+    if rid is None:
+        rid = _tail_id(exc.tail)
+    return _error(rid, INVALID_REQUEST, message)
 
 
 def _head_id(head):
@@ -43,6 +47,28 @@ def _head_id(head):
         token = rest[:end] if end < len(rest) else b""  # a number cut by the head's end is not whole
     try:
         rid = json.loads(token.decode())
+    except ValueError:  # UnicodeError too
+        return None
+    return rid if _valid_id(rid) else None
+
+
+def _tail_id(tail):
+    # The JSON-RPC id when it is the message's last member, as the official MCP SDK writes it:
+    # the tail ends in "id", a value, then only closing braces. None when that is not so.
+    at = tail.rfind(b'"id"')
+    if at < 0 or tail[:at].rstrip()[-1:] not in (b"{", b","):
+        return None
+    rest = tail[at + 4 :].lstrip()
+    if rest[:1] != b":":
+        return None
+    rest = rest[1:].rstrip()
+    end = len(rest)
+    while end and rest[end - 1] == 0x7D:  # }
+        end -= 1
+    if end == len(rest):
+        return None
+    try:
+        rid = json.loads(rest[:end].decode())
     except ValueError:  # UnicodeError too
         return None
     return rid if _valid_id(rid) else None

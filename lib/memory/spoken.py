@@ -16,7 +16,7 @@ _ZH_WORDS = (
     "|importance=重要程度|keyword=关键词|start_date=开始日期|end_date=结束日期|limit=条数"
     "|age=年龄|gender=性别|location=所在地|birthday=生日|like=喜欢|dislike=不喜欢|family=家人"
     "|fact=事实|trait=性格|habit=习惯|moment=特别时刻|goal=目标|schedule=日程|chat=聊天记录"
-    "|coins=金币|mood=心情|event=日程|keyed=主机记忆|affection=亲密度"
+    "|coins=金币|mood=心情|event=事件|keyed=主机记忆|affection=亲密度"
     "|read=读取|write=写入|delete=删除|complete_schedule=完成日程|recall=回忆|search=搜索"
     "|none=不重复|daily=每天|weekly=每周|monthly=每月"
     "|neutral=平静|happy=开心|sad=难过|excited=兴奋|worried=担心|touched=感动"

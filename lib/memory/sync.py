@@ -124,7 +124,8 @@ class Sync:
                 m.store.end_conversation()
                 out = "UPDATED"
             else:
-                fields = {"mood": op.get("mood", "")}
+                # A reflection sends only its soul state code: the mood in words is kept then.
+                fields = {"mood": op["mood"]} if "mood" in op else {}
                 if op.get("soul_state_code") is not None:
                     fields["soul_state_code"] = op["soul_state_code"]
                 out = m.store.set_affection(fields)

@@ -44,7 +44,7 @@ CLOSE_INTERNAL_ERROR = const(1011)
 
 MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
 SKIP_MAX = const(262144)  # bytes of an oversized message read past (and answered) rather than closed on
-_HEAD = const(96)  # bytes kept of a skipped message: enough to find its JSON-RPC id
+_HEAD = const(96)  # bytes kept of each end of a skipped message: enough to find its JSON-RPC id
 STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
 MAX_CONTROL = const(125)
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -95,11 +95,12 @@ class MessageTooBig(WebSocketError):
     The connection is still open: the caller answers (e.g. with a JSON-RPC error) and reads on.
     """
 
-    def __init__(self, size, limit, head):
+    def __init__(self, size, limit, head, tail=b""):
         super().__init__("message of %d bytes, over the %d-byte limit" % (size, limit))
         self.size = size
         self.limit = limit
         self.head = head
+        self.tail = tail  # its last bytes (the official MCP SDK writes "id" last)
 
 
 class _Fail(Exception):
@@ -206,6 +207,7 @@ class WebSocket:
         self._close_sent = False
         self._reading = False
         self._skipped_head = b""
+        self._skipped_tail = b""
         self._lock = asyncio.Lock()
 
     @property
@@ -324,6 +326,7 @@ class WebSocket:
         size = 0
         first_op = OP_TEXT
         head = None  # set once the message went over max_size: it is read past, not kept
+        tail = b""
         while True:
             op, fin, payload = await self._read_frame(self.max_size - size if head is None else 0)
             if op == OP_PING:
@@ -352,6 +355,7 @@ class WebSocket:
                     head = (b"".join([p[:_HEAD] for p in parts]) + self._skipped_head)[:_HEAD]
                     parts = []  # still a message in progress, but nothing more is kept
                 size += payload
+                tail = (tail + self._skipped_tail)[-_HEAD:]
             else:
                 size += len(payload)
                 if head is None:
@@ -360,7 +364,7 @@ class WebSocket:
                 raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % SKIP_MAX)
             if fin:
                 if head is not None:
-                    raise MessageTooBig(size, self.max_size, bytes(head))
+                    raise MessageTooBig(size, self.max_size, bytes(head), bytes(tail))
                 return self._message(first_op, b"".join(parts))
 
     def _message(self, op, payload):
@@ -373,7 +377,7 @@ class WebSocket:
 
     async def _read_frame(self, room=SKIP_MAX):
         # (op, fin, payload); a data frame longer than `room` bytes is read past in small pieces and
-        # its payload is its length (an int), its first bytes in self._skipped_head.
+        # its payload is its length (an int), its first and last bytes in self._skipped_head and _tail.
         r = self.reader
         b0, b1 = await r.readexactly(2)
         self.last_rx = time.time()
@@ -400,8 +404,14 @@ class WebSocket:
             keep = await r.readexactly(_HEAD if n > _HEAD else n)
             self._skipped_head = mask(keep, key) if key else keep
             left = n - len(keep)
-            while left:
-                left -= len(await r.readexactly(_HEAD if left > _HEAD else left))
+            while left > _HEAD:  # in pieces that end where the last _HEAD bytes begin
+                left -= len(await r.readexactly(_HEAD if left >= 2 * _HEAD else left - _HEAD))
+            tail = await r.readexactly(left) if left else b""
+            if key and tail:
+                at = n - left  # the masking key goes on from where this piece starts
+                tail = mask(tail, bytes([key[(at + i) & 3] for i in range(4)]))
+            # A short frame's last bytes begin inside the ones kept as its head.
+            self._skipped_tail = tail if len(tail) == _HEAD else (self._skipped_head + tail)[-_HEAD:]
             return op, b0 & 0x80, n
         payload = await r.readexactly(n) if n else b""
         if key:

@@ -37,3 +37,29 @@ def test_inspect_shows_local_times_and_leaves_empty_sections_out(tmp_path):
     learned = datetime.strptime(shown[0], "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
     assert abs((learned - local_now.replace(second=0, microsecond=0)).total_seconds()) < 180, (shown, local_now)
     assert not re.search(r"\b1[7-9]\d{8}\b", likes.stdout), likes.stdout  # no Unix seconds
+
+
+def test_inspect_shows_the_hosts_keyed_memories(tmp_path):
+    import asyncio
+    import json
+
+    from xzmem.device.client import DeviceClient
+    from xzmem.device.ops import put_mem
+
+    async def put(url):
+        op = put_mem("mem_tea", "preference", "李雷最喜欢喝茉莉花茶", 7, "reflection", ["饮品"], 2,
+                     1767225600, 1767225600, 1767225600)
+        async with DeviceClient(url) as client:
+            await client.sync(action="apply", batch_id="b-keyed-1", ops=[op.op])
+
+    with SimDevice(tmp_path / "dev") as device:
+        asyncio.run(put(device.url))
+        full = xzmem(tmp_path, "inspect", "--device", device.url)
+        keyed = xzmem(tmp_path, "inspect", "keyed", "--device", device.url)
+        as_json = xzmem(tmp_path, "inspect", "--json", "--device", device.url)
+    assert full.returncode == 0, full.stderr
+    assert "keyed memories" in full.stdout and "茉莉花茶" in full.stdout and "mem_tea" in full.stdout
+    assert keyed.returncode == 0 and "茉莉花茶" in keyed.stdout and "relationship" not in keyed.stdout
+    assert not re.search(r"\b1[7-9]\d{8}\b", keyed.stdout), keyed.stdout  # times as dates
+    data = json.loads(as_json.stdout)
+    assert len(data["keyed_memories"]) == 1 and data["keyed_memories"][0]["payload"] == "李雷最喜欢喝茉莉花茶"

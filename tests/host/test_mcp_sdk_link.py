@@ -84,3 +84,18 @@ def test_sdk_with_a_wrong_token_cannot_connect():
             assert "401" in repr(e.value) + "".join(repr(x) for x in getattr(e.value, "exceptions", ()))
 
     asyncio.run(main())
+
+
+def test_sdk_call_too_big_to_read_ends_with_an_error_not_a_wait():
+    # The SDK writes "id" last; the device reads past the message and answers that id.
+    async def main():
+        async with serving() as s:
+            async with websocket_client(url(s)) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                with pytest.raises(McpError) as e:
+                    await asyncio.wait_for(session.call_tool("note", {"action": "put", "slot": 1, "text": "长" * 8000}), 10)
+                assert e.value.error.code == -32600 and "16384" in e.value.error.message
+                result = await session.call_tool("note", {"action": "put", "slot": 1, "text": "短"})
+                assert result.isError is False
+
+    asyncio.run(main())

@@ -58,6 +58,7 @@ def test_new_keys_fit_the_device_format():
 
 
 def test_mood_carries_the_soul_state_code():
-    assert ops.mood("0110", 6) == {"op": "mood", "mood": "0110", "soul_state_code": 6}
+    assert ops.mood("开心", 6) == {"op": "mood", "mood": "开心", "soul_state_code": 6}
+    assert ops.mood(None, 6) == {"op": "mood", "soul_state_code": 6}  # reflection: the mood is kept
     with pytest.raises(ValueError, match="soul_state_code"):
         ops.mood("x", 16)

@@ -122,7 +122,7 @@ def test_reflection_updates_mirror_and_log(fake_llm, config):
     assert outcome.reflection.errors == []
     mirror = {m.key: m for m in pipelines.mirror.list_keyed()}
     assert mirror["mem_tea"].trigger_count == 3 and len(mirror) == 2
-    assert outcome.batches[0].ops[-1] == {"op": "mood", "mood": "0011", "soul_state_code": 3}
+    assert outcome.batches[0].ops[-1] == {"op": "mood", "soul_state_code": 3}
     assert conn.execute("SELECT stage FROM extraction_log").fetchone()[0] == "reflect"
 
 

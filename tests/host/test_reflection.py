@@ -67,7 +67,7 @@ def test_valid_reflection_becomes_ops(fake_llm, llm_config):
     assert by_key["mem_job"]["payload"] == "用户是一名护士"
     event = [op for op in result.ops if op.get("payload") == "用户上个月从广州搬到了深圳"][0]
     assert event["key"] not in {"mem_job", "mem_city", "mem_city2"} and "事件" in event["tags"]
-    assert result.ops[-1] == {"op": "mood", "mood": "0110", "soul_state_code": 6}
+    assert result.ops[-1] == {"op": "mood", "soul_state_code": 6}  # a state code, not a mood in words
 
 
 def test_single_memory_correction_uses_the_same_id_twice(fake_llm, llm_config):

@@ -219,7 +219,7 @@ def test_bad_settings_name_the_key(tmp_path, server):
         server.create_provider({"type": "xzmem", "device": "ws://h:1/mcp", "token": TOKEN, "budget_tokens": 10})
 
 
-def test_integrate_writes_the_module_and_prints_yaml_the_server_can_read(tmp_path):
+def test_integrate_writes_the_module_and_selects_it_in_the_servers_config(tmp_path):
     root = tmp_path / "xiaozhi-esp32-server"
     server_dir = make_server_tree(root)
     env = dict(clean_env(), XZMEM_CONFIG=str(tmp_path / "none.toml"))
@@ -229,13 +229,16 @@ def test_integrate_writes_the_module_and_prints_yaml_the_server_can_read(tmp_pat
     module = server_dir / "core" / "providers" / "memory" / "xzmem" / "xzmem.py"
     assert f"wrote {module}" in done.stdout
     assert "class MemoryProvider(MemoryProviderBase)" in module.read_text(encoding="utf-8")
-    text = done.stdout.split("keeping your other modules:")[1].split("Then install")[0]
-    config = yaml.safe_load(text)
+    config_file = server_dir / "data" / ".config.yaml"
+    assert f"created {config_file}" in done.stdout
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
     assert config["selected_module"] == {"Memory": "xzmem"}
     assert config["Memory"]["xzmem"] == {"type": "xzmem", "device": "ws://192.168.1.50:8765/mcp",
                                          "token": "abcdefgh", "budget_tokens": 400}
-    again = integrate(server_dir, env=env)
+    again = integrate(server_dir, "--device", "ws://192.168.1.50:8765/mcp", "--token", "abcdefgh",
+                      "--budget-tokens", "400", env=env)
     assert again.returncode == 0 and "up to date:" in again.stdout
+    assert yaml.safe_load(config_file.read_text(encoding="utf-8")) == config
 
 
 def test_integrate_refuses_a_folder_that_is_not_the_server(tmp_path):

@@ -1,9 +1,14 @@
 """A stand-in for a xiaozhi-esp32-server tree, driven the way the server drives a memory provider.
 
-Only what the provider meets is here: `core/providers/memory/base.py` with the server's
-`MemoryProviderBase` signatures and its `logger`, the server's `Message` objects, `query_memory`
-submitted to the server's running event loop from a worker thread, and `save_memory` run in a
-thread of its own with a new event loop, as `core/connection.py` does when a conversation ends.
+Only what the provider meets is here, shaped as xiaozhi-esp32-server 0.9.6 (main/xiaozhi-server)
+has it: `core/providers/memory/base.py` with the server's `MemoryProviderBase` signatures and its
+`logger`; the server's `Message` objects (with `is_temporary`); ONE provider object shared by every
+connection (core/websocket_server.py builds it once); and per connection a `Connection` shaped as
+core/connection.py's ConnectionHandler: `init_memory(role_id=device_id, ...)` from its
+component set-up, `query_memory` called in `chat()` on the connection's executor thread and
+submitted to the server's loop with run_coroutine_threadsafe, the temporary few-shot lines of
+`_inject_tool_call_fewshot`, and `save_memory(dialogue, session_id)` built and run in a thread of
+its own with a new event loop by the nested task of `_save_and_close`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import importlib
 import subprocess
 import sys
 import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 BASE_SOURCE = '''
@@ -64,11 +71,80 @@ class MemoryProviderBase(ABC):
 class Message:
     """The server's dialogue entry (core/utils/dialogue.py): role, content and more."""
 
-    def __init__(self, role, content=None, tool_calls=None, tool_call_id=None):
+    def __init__(self, role, content=None, tool_calls=None, tool_call_id=None, is_temporary=False):
+        self.uniq_id = str(uuid.uuid4())
         self.role = role
         self.content = content
         self.tool_calls = tool_calls
         self.tool_call_id = tool_call_id
+        self.is_temporary = is_temporary
+
+
+def fewshot() -> list[Message]:
+    """The temporary examples ConnectionHandler._inject_tool_call_fewshot puts into every dialogue."""
+    story = '{"response": "好呀，你想听什么类型的呀？童话、冒险还是搞笑的？选一个我给你开讲~"}'
+    return [
+        Message("user", "给我讲个故事吧", is_temporary=True),
+        Message("assistant", tool_calls=[{"id": "fewshot_da_001", "type": "function", "index": 0,
+                                          "function": {"arguments": story, "name": "direct_answer"}}],
+                is_temporary=True),
+        Message("tool", "已直接回复", tool_call_id="fewshot_da_001", is_temporary=True),
+        Message("user", "拜拜", is_temporary=True),
+        Message("assistant", tool_calls=[{"id": "fewshot_exit_001", "type": "function", "index": 0,
+                                          "function": {"arguments": '{"say_goodbye": "再见，下次再聊~"}',
+                                                       "name": "handle_exit_intent"}}],
+                is_temporary=True),
+        Message("tool", "退出意图已处理", tool_call_id="fewshot_exit_001", is_temporary=True),
+        Message("assistant", "再见，下次再聊~", is_temporary=True),
+    ]
+
+
+class Connection:
+    """One device's connection, calling the shared provider the way ConnectionHandler does."""
+
+    def __init__(self, server, memory, device_id, llm=None):
+        self.loop = server.loop  # the server's event loop, where query_memory's coroutine runs
+        self.memory = memory
+        self.llm = llm
+        self.device_id = device_id
+        self.session_id = str(uuid.uuid4())
+        self.executor = ThreadPoolExecutor(max_workers=5)
+        self.dialogue = []
+        self.save_failures = []
+        self.saver = None
+
+    def initialize_memory(self):
+        self.memory.init_memory(role_id=self.device_id, llm=self.llm, summary_memory=None, save_to_file=True)
+
+    def chat(self, query):
+        """The part of ConnectionHandler.chat that meets the provider; runs on `executor`."""
+        memory_str = None
+        if self.memory is not None and query:
+            future = asyncio.run_coroutine_threadsafe(self.memory.query_memory(query), self.loop)
+            memory_str = future.result()
+        return memory_str
+
+    def save_and_close(self):
+        """ConnectionHandler._save_and_close: the save runs in a daemon thread, not waited for."""
+        if self.memory:
+            def save_memory_task():
+                loop = asyncio.new_event_loop()
+                asyncio.set_event_loop(loop)
+                try:
+                    loop.run_until_complete(self.memory.save_memory(self.dialogue, self.session_id))
+                except Exception as exc:  # the server logs and swallows it; the test must see it
+                    self.save_failures.append(exc)
+                finally:
+                    loop.close()
+
+            self.saver = threading.Thread(target=save_memory_task, daemon=True)
+            self.saver.start()
+        self.executor.shutdown(wait=False)
+
+    def wait_saved(self, timeout=120):
+        self.saver.join(timeout)
+        assert not self.saver.is_alive(), "save_memory did not finish"
+        assert not self.save_failures, self.save_failures
 
 
 def make_server_tree(root: Path) -> Path:
@@ -92,6 +168,7 @@ class Server:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
+        self.current: Connection | None = None
 
     def create_provider(self, block: dict, summary_memory=None):
         sys.path.insert(0, str(self.server_dir))
@@ -101,31 +178,37 @@ class Server:
             sys.path.remove(str(self.server_dir))
         return module.MemoryProvider(block, summary_memory)
 
-    def connect(self, provider, device_id: str, llm=None) -> None:
-        provider.init_memory(role_id=device_id, llm=llm, summary_memory=None, save_to_file=True)
+    def open(self, provider, device_id: str | None, llm=None) -> Connection:
+        """A new connection of device `device_id`; its component set-up (with init_memory) runs on
+        a worker thread, as ConnectionHandler._initialize_components does."""
+        conn = Connection(self, provider, device_id, llm)
+        conn.executor.submit(conn.initialize_memory).result(30)
+        return conn
+
+    def ask(self, conn: Connection, text: str, timeout: float = 30) -> str:
+        """One user turn: chat() on the connection's executor, the query on the server's loop."""
+        return conn.executor.submit(conn.chat, text).result(timeout)
+
+    # The single-device tests' shorthand: the latest connection opened.
+
+    def connect(self, provider, device_id: str, llm=None) -> Connection:
+        self.current = self.open(provider, device_id, llm)
+        return self.current
 
     def query(self, provider, text: str, timeout: float = 30) -> str:
-        future = asyncio.run_coroutine_threadsafe(provider.query_memory(text), self.loop)
-        return future.result(timeout)
+        assert self.current.memory is provider
+        return self.ask(self.current, text, timeout)
 
-    def save(self, provider, msgs, session_id: str = "session-1", timeout: float = 120) -> None:
-        failures = []
-
-        def save_memory_task():
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(provider.save_memory(msgs, session_id))
-            except Exception as exc:  # the server logs and swallows it; the test must see it
-                failures.append(exc)
-            finally:
-                loop.close()
-
-        worker = threading.Thread(target=save_memory_task, daemon=True)
-        worker.start()
-        worker.join(timeout)
-        assert not worker.is_alive(), "save_memory did not finish"
-        assert not failures, failures
+    def save(self, provider, msgs, session_id: str | None = None, timeout: float = 120) -> None:
+        """The latest connection ends with `msgs` as its dialogue; waits for its save thread."""
+        conn = self.current
+        assert conn.memory is provider
+        conn.dialogue = list(msgs)
+        if session_id:
+            conn.session_id = session_id
+        conn.save_and_close()
+        conn.wait_saved(timeout)
+        self.current = self.open(provider, conn.device_id, conn.llm)  # the device connects again
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)

@@ -5,6 +5,7 @@ import json
 import secrets
 from pathlib import Path
 
+from xzmem.board.tree import ROOT
 from xzmem.config import ConfigError, load_config
 
 DEFAULT_PORT = 8765
@@ -12,7 +13,7 @@ DEFAULT_PORT = 8765
 
 def _device_config_module():
     """lib/memory/config.py, the device's own validator: one definition of what /config.json may hold."""
-    path = Path(__file__).resolve().parents[3] / "lib" / "memory" / "config.py"
+    path = ROOT / "lib" / "memory" / "config.py"
     spec = importlib.util.spec_from_file_location("xzmem_device_config", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

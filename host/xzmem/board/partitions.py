@@ -13,7 +13,8 @@ from esp_idf_defs.partitions import (
     PartitionTable,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
+from xzmem.board.tree import ROOT
+
 PARTITIONS_DIR = ROOT / "partitions"
 
 TABLE_OFFSET = 0x8000  # stock MicroPython on ESP32 puts its table here

@@ -25,9 +25,9 @@ from xzmem.board.partitions import (
     load_layout,
     parse_table,
 )
+from xzmem.board.tree import build_dir
 
 DEFAULT_BAUD = 460800
-BUILD = ROOT / "build"
 
 # Run on the board before the code is copied: drop the old package so deleted modules go too,
 # and make /lib, which a fresh MicroPython filesystem does not have.
@@ -141,7 +141,7 @@ def flash_plan(port: str, firmware: Path, flash_size: str, *, csv: Path | None =
     fw = load_firmware(firmware)
     if require_port:
         check_port(port)
-    out = Path(workdir or BUILD / "flash" / flash_size)
+    out = Path(workdir or build_dir() / "flash" / flash_size)
     board_table = out / "board-partition-table.bin"
     pieces = {
         fw.bootloader_offset: (out / "bootloader.bin", fw.bootloader),
@@ -291,7 +291,7 @@ def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: s
     if require_port:
         check_port(port)
     require_entry(root)
-    stage = Path(workdir or BUILD / "deploy")
+    stage = Path(workdir or build_dir() / "deploy")
     sources = device_files(root)
     lib_stage = stage / "romfs" if form == "romfs" else stage
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from xzmem.board import devconfig, mippackage, target
+from xzmem.board import devconfig, mippackage, target, tree
 from xzmem.board import plans as board
 from xzmem.board.devconfig import DeviceConfigError
 from xzmem.board.firmware import FirmwareError
@@ -194,6 +194,10 @@ def backup_image(port: Port, out: Annotated[Path, typer.Option("--out", help="Fo
 @commands.command()
 def mip(check: Annotated[bool, typer.Option("--check", help="Fail when package.json is stale.")] = False) -> None:
     """Rewrite package.json's mip urls from boot.py, main.py and lib/ (or only check them)."""
+    if tree.INSTALLED:
+        Console(stderr=True, soft_wrap=True).print(
+            "[bold red]xzmem:[/] `xzmem mip` rewrites the repository's package.json: run it in a checkout")
+        raise typer.Exit(1)
     stale = mippackage.stale_fields()
     if check:
         if stale:

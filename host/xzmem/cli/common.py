@@ -4,7 +4,6 @@ the console helpers and the --device/--token options."""
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +19,11 @@ from xzmem.config import Config, ConfigError, env_source, load_config
 from xzmem.device.address import is_websocket_target, redact
 from xzmem.device.client import DeviceClient, DeviceError
 from xzmem.device.transfer import ExportFileError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (xiaozhi-esp32-server's image): the same parser as a package
+    import tomli as tomllib
 
 T = TypeVar("T")
 

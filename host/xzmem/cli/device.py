@@ -107,6 +107,9 @@ def _render(console: Console, data: Any, title: str | None = None) -> None:
         console.print(_cell(data))
 
 
+KEYED = "keyed"
+
+
 def _check_type(kind: str, allowed: tuple[str, ...], what: str = "memory type") -> str:
     if kind not in allowed:
         raise CliProblem(f"unknown {what} {kind!r}; use one of: {', '.join(allowed)}")
@@ -128,7 +131,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the device's JSON i
 # --- reading memory ----------------------------------------------------------------------------
 
 
-_TIME_KEYS = ("learned_at", "when", "completed_at", "last_interaction")
+_TIME_KEYS = ("learned_at", "when", "completed_at", "last_interaction", "created_at", "updated_at", "last_triggered")
 
 
 def _local_times(data: Any, offset: int) -> Any:
@@ -171,23 +174,38 @@ def inspect(
     token: TokenOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show what the device remembers: everything, or one TYPE."""
+    """Show what the device remembers: everything, or one TYPE (`keyed`: the host's keyed memories)."""
     with one_line_errors():
         args = {"action": "read"}
-        if type_ is not None:
-            args["type"] = _check_type(type_, MEMORY_TYPES)
-        async def work(client: DeviceClient) -> tuple[Any, int]:
-            data = await client.call("memory", args)
-            return data, (0 if as_json else await _device_offset(client))
+        if type_ is not None and type_ != KEYED:
+            args["type"] = _check_type(type_, (*MEMORY_TYPES, KEYED))
 
-        data, offset = with_device(resolve_settings(device, token), work)
-        if as_json:
-            _print_json(data)
+        async def work(client: DeviceClient) -> tuple[Any, list[dict[str, Any]], int]:
+            data = await client.call("memory", args) if type_ != KEYED else None
+            keyed = await _keyed_memories(client) if type_ in (None, KEYED) else []
+            return data, keyed, (0 if as_json else await _device_offset(client))
+
+        data, keyed, offset = with_device(resolve_settings(device, token), work)
+        if type_ == KEYED:
+            if as_json:
+                _print_json(keyed)
+            else:
+                _render(stdout(), _local_times(keyed, offset) or [], title=KEYED)
+        elif as_json:
+            _print_json(dict(data, keyed_memories=keyed) if type_ is None and isinstance(data, dict) else data)
         elif type_ is not None and isinstance(data, dict) and "items" in data:
             _render(stdout(), _local_times(data["items"], offset) or [], title=type_)
         else:
             shown = _without_empty(_local_times(data, offset))
             _render(stdout(), shown or "the device remembers nothing yet", title="memory")
+            if keyed:
+                _render(stdout(), _local_times(keyed, offset), title="keyed memories")
+
+
+async def _keyed_memories(client: DeviceClient) -> list[dict[str, Any]]:
+    """The host's keyed memories on the device (from its export pages), each without its type."""
+    records = await export_records(client)
+    return [{k: v for k, v in r.items() if k != "type"} for r in records if r.get("type") == KEYED]
 
 
 @commands.command()

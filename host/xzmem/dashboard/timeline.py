@@ -10,7 +10,7 @@ never read whole, and every record is reached however many one day holds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from xzmem.device.client import DeviceClient
@@ -74,7 +74,7 @@ def schedule_time(record: dict[str, Any], utc_offset: int) -> str:
     """A schedule's local 'YYYY-MM-DD HH:MM': `datetime` as `read` gives it, or from an export's `when`."""
     if record.get("datetime"):
         return str(record["datetime"])
-    return (datetime.fromtimestamp(int(record.get("when") or 0), UTC) + timedelta(seconds=utc_offset)).strftime("%Y-%m-%d %H:%M")
+    return (datetime.fromtimestamp(int(record.get("when") or 0), timezone.utc) + timedelta(seconds=utc_offset)).strftime("%Y-%m-%d %H:%M")
 
 
 def _number(value: Any) -> int:
@@ -82,7 +82,7 @@ def _number(value: Any) -> int:
 
 
 def _local_unix(text: str, utc_offset: int) -> int:
-    when = datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    when = datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
     return int(when.timestamp()) - utc_offset
 
 

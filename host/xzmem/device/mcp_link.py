@@ -6,6 +6,7 @@ other command (and `xzmem --help`) would otherwise pay.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -101,7 +102,7 @@ def _connect_error(where: str, exc: BaseException) -> DeviceError:
         return DeviceError(f"device at {where} answered HTTP {status}, not a WebSocket MCP server", retryable=False)
     if isinstance(exc, InvalidURI):
         return DeviceError(f"not a device URL: {where}", retryable=False)
-    if isinstance(exc, TimeoutError):
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):  # one class from 3.11 on
         return DeviceError(f"device unreachable at {where}: no answer within the connect timeout")
     if isinstance(exc, ConnectionRefusedError):
         return DeviceError(f"device unreachable at {where}: connection refused")

@@ -131,8 +131,11 @@ def write(type_: str, content: str, **fields) -> dict:
     return op
 
 
-def mood(name: str, soul_state_code: int | None = None) -> dict:
-    op = {"op": "mood", "mood": cut_utf8(name, MOOD_MAX_BYTES)[0]}
+def mood(name: str | None, soul_state_code: int | None = None) -> dict:
+    """The mood op: a mood in words, and/or reflection's soul state code (then the mood is kept)."""
+    op: dict = {"op": "mood"}
+    if name is not None:
+        op["mood"] = cut_utf8(name, MOOD_MAX_BYTES)[0]
     if soul_state_code is not None:
         op["soul_state_code"] = soul_state_code
     validate_op(op)
@@ -187,7 +190,9 @@ def validate_op(op: dict) -> None:
         if not isinstance(op.get("amount"), int):
             raise ValueError("coins.amount must be an integer, got {!r}".format(op.get("amount")))
     elif kind == "mood":
-        if not isinstance(op.get("mood"), str) or len(op["mood"].encode("utf-8")) > MOOD_MAX_BYTES:
+        if "mood" not in op and op.get("soul_state_code") is None:
+            raise ValueError("mood needs mood (words) or soul_state_code")
+        if "mood" in op and (not isinstance(op["mood"], str) or len(op["mood"].encode("utf-8")) > MOOD_MAX_BYTES):
             raise ValueError(f"mood.mood must be a string of <= {MOOD_MAX_BYTES} bytes, got {op.get('mood')!r}")
         code = op.get("soul_state_code")
         if code is not None and not (isinstance(code, int) and 0 <= code <= 15):

@@ -253,7 +253,7 @@ class Gateway:
     async def _hello(self, session: DeviceSession) -> bool:
         try:
             hello = json.loads(await asyncio.wait_for(session.ws.recv(), self.hello_timeout))
-        except (TimeoutError, ConnectionClosed, ValueError, TypeError):
+        except (TimeoutError, asyncio.TimeoutError, ConnectionClosed, ValueError, TypeError):
             await session.ws.close(1002, "expected a hello")
             return False
         if not isinstance(hello, dict) or hello.get("type") != "hello":

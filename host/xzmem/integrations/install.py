@@ -27,10 +27,9 @@ import sys
 
 from ..base import MemoryProviderBase, logger
 
-if sys.version_info < (3, 11):
+if sys.version_info < (3, 10):
     raise ImportError(
-        "the xzmem memory provider needs Python 3.11 or newer (this server runs %d.%d): "
-        "run the server in a 3.11+ environment with xzmem installed" % sys.version_info[:2]
+        "the xzmem memory provider needs Python 3.10 or newer (this server runs %d.%d)" % sys.version_info[:2]
     )
 
 from xzmem.integrations.xiaozhi_server import XiaozhiMemory  # noqa: E402
@@ -39,23 +38,20 @@ TAG = __name__
 
 
 class MemoryProvider(MemoryProviderBase):
+    """One object serves every connection of the server, so each call finds its device from the
+    connection making it (see xzmem.integrations.xiaozhi_server), never from init_memory."""
+
     def __init__(self, config, summary_memory=None):
         super().__init__(config)
         self.xzmem = XiaozhiMemory(config)
         logger.bind(tag=TAG).info("xzmem memory provider ready")
 
-    def init_memory(self, role_id, llm, **kwargs):
-        super().init_memory(role_id, llm, **kwargs)
-        self.xzmem.init_role(role_id, llm)
+    # Plain methods returning the coroutine: they run in the calling connection's own thread.
+    def save_memory(self, msgs, session_id=None):
+        return self.xzmem.save_memory(self, msgs, session_id)
 
-    async def save_memory(self, msgs, session_id=None):
-        report = await self.xzmem.save(self.role_id, msgs, session_id)
-        if report.error:
-            logger.bind(tag=TAG).warning(f"xzmem save_memory: {report.error}")
-        return None
-
-    async def query_memory(self, query: str) -> str:
-        return await self.xzmem.query(self.role_id, query)
+    def query_memory(self, query):
+        return self.xzmem.query_memory(self, query)
 '''
 
 
@@ -95,30 +91,3 @@ def install_module(path: Path) -> Installed:
         tmp.write_text(MODULE_SOURCE, encoding="utf-8")
         tmp.replace(module)
     return Installed(server, module, changed)
-
-
-def _quoted(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def yaml_block(device: str | None, token: str | None, data: Path | None, budget_tokens: int) -> str:
-    """The lines to add to the server's config (`data/.config.yaml` or `config.yaml`)."""
-    lines = [
-        "selected_module:",
-        f"  Memory: {PROVIDER_TYPE}",
-        "",
-        "Memory:",
-        f"  {PROVIDER_TYPE}:",
-        f"    type: {PROVIDER_TYPE}",
-        f"    device: {_quoted(device or 'ws://MEMORY-DEVICE-IP:8765/mcp')}",
-        f"    token: {_quoted(token or 'THE-DEVICE-TOKEN')}",
-        "    # Several talking devices, each with its own memory device (role_id = the device's MAC):",
-        "    # devices:",
-        '    #   "aa:bb:cc:dd:ee:ff": {device: "ws://192.168.1.51:8765/mcp", token: "..."}',
-    ]
-    lines.append(f"    data: {_quoted(str(data))}" if data else "    # data: /path/to/xzmem/data   # default as for the xzmem CLI")
-    lines += [
-        "    # llm: {base_url: https://api.deepseek.com, model: deepseek-chat, api_key: sk-...}  # default: the server's LLM",
-        f"    budget_tokens: {budget_tokens}",
-    ]
-    return "\n".join(lines)

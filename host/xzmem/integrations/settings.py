@@ -9,6 +9,7 @@ directory, default as for the CLI), `llm` ({base_url, model, api_key}, else the 
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,10 @@ PROVIDER_TYPE = "xzmem"
 KEYS = ("type", "device", "token", "devices", "data", "llm", "budget_tokens")
 LLM_KEYS = ("base_url", "model", "api_key")
 MIN_BUDGET_TOKENS = 50
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+MAX_ROLE_ID = 128
+_PLAIN_ID = re.compile(r"[a-z0-9-]{1,64}")
+_MAC_ID = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9]")
 
 
 @dataclass(frozen=True)
@@ -52,9 +56,10 @@ class ProviderSettings:
                               "set `device` (the default) or add it under `devices`")
         return self.default
 
-    def role_config(self, role_id: str | None) -> Config:
+    def role_config(self, role_id: str) -> Config:
         """The host Config for one talking device: its own data directory (keyed mirror, working
-        memory, profile, cache) under `data`, the provider's LLM when one is set."""
+        memory, profile, cache) under `data`, the provider's LLM when one is set. ValueError for an
+        id `check_role_id` refuses."""
         cfg = copy.deepcopy(self.base)
         cfg.host.data_dir = str(self.data / "xiaozhi" / role_dir_name(role_id))
         if self.llm is not None:
@@ -62,9 +67,36 @@ class ProviderSettings:
         return cfg
 
 
-def role_dir_name(role_id: str | None) -> str:
-    """A folder name for a role_id (a MAC such as aa:bb:cc:dd:ee:ff becomes aa_bb_cc_dd_ee_ff)."""
-    return _UNSAFE.sub("_", str(role_id or "default"))[:64] or "default"
+def check_role_id(role_id: object) -> str:
+    """The role_id (the talking device's id) as text; ValueError when it is missing or unusable."""
+    if isinstance(role_id, bool) or not isinstance(role_id, str | int):
+        raise ValueError(f"the role_id must be text, got {role_id!r}")
+    text = str(role_id)
+    if not text.strip():
+        raise ValueError("the role_id is empty")
+    if len(text) > MAX_ROLE_ID:
+        raise ValueError(f"the role_id is {len(text)} characters long, at most {MAX_ROLE_ID}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ValueError(f"the role_id {text[:40]!r} holds control characters")
+    return text
+
+
+def role_dir_name(role_id: object) -> str:
+    """The folder of one role_id under `data/xiaozhi`, one folder per id and inside that folder.
+
+    Lower-case letters, digits and dashes stay as they are, and a MAC such as aa:bb:cc:dd:ee:ff
+    becomes aa_bb_cc_dd_ee_ff (the names earlier versions used for them). Any other id (`..`,
+    upper case, other punctuation) gets a readable part plus 12 hex digits of its SHA-256: it
+    cannot be `.` or `..`, and it differs from both other forms (it holds `_` and ends in -hash,
+    which neither does), so two ids never share a folder, even on a case-blind file system.
+    """
+    text = check_role_id(role_id)
+    if _PLAIN_ID.fullmatch(text):
+        return text
+    if _MAC_ID.fullmatch(text):
+        return text.replace(":", "_")
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{_UNSAFE.sub('_', text)[:40].lower()}_-{digest}"
 
 
 def _text(block: Mapping, key: str, where: str) -> str:

@@ -1,17 +1,25 @@
 """What the xiaozhi-esp32-server memory provider does, behind the thin module `xzmem integrate` writes.
 
-The server calls `query_memory(query)` on its own event loop before each LLM turn and puts the
-answer into the system prompt, and `save_memory(msgs)` in a thread of its own (with a new event
-loop) when a conversation ends. So every call here opens what it needs (SQLite connections, a
-link to the memory device) and closes it again: nothing is shared between threads or loops.
+The server builds ONE provider object and shares it between all its connections: `init_memory`
+runs again at each connection and overwrites `role_id`, so nothing set there says which device a
+later call is for. The server calls `query_memory(query)` from the connection's chat thread (the
+coroutine then runs on the server's event loop) and `save_memory(msgs, session_id)` from a thread
+of its own (with a new event loop) when a conversation ends. Both calls are made by the
+connection object itself (`ConnectionHandler.chat`, its save task), so the device is read from
+that caller: the frame up the stack whose `self` holds this provider as its `memory`. When no such
+caller is found, the query answers no memory and the save stores nothing, with a log line.
+
+Every call opens what it needs (SQLite connections, a link to the memory device) and closes it
+again: nothing is shared between threads or loops.
 
 - query: the device overview (`memory read`), the host's recall for the query (keyed and working
   memories, the context summary) as compact Chinese text within the budget; when the device cannot
   be reached, the overview cached at the last good query, said so in the text. Never raises.
-- save: the pipelines over the dialogue (fast channel per user turn, deep channel, change detection),
-  then reflection with the keyed memories the conversation's prompts showed, promotion of due
-  working memories and the device's end_conversation op; every batch goes through the durable
-  outbox, so what an unreachable device misses is sent by the next save.
+- save: the pipelines over the real turns of the dialogue (the server's temporary few-shot lines
+  are left out; a dialogue with no real turn runs nothing), then reflection with the keyed
+  memories the conversation's prompts showed, promotion of due working memories and the device's
+  end_conversation op; every batch goes through the durable outbox, so what an unreachable device
+  misses is sent by the next save.
 """
 
 from __future__ import annotations
@@ -19,9 +27,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,7 +41,7 @@ from xzmem.config import Config, LLMConfig, load_config
 from xzmem.db import open_db
 from xzmem.device.client import DeviceClient, DeviceError
 from xzmem.device.outbox import Outbox
-from xzmem.integrations.settings import ProviderSettings, Target, load_settings
+from xzmem.integrations.settings import ProviderSettings, Target, check_role_id, load_settings
 from xzmem.llm import LLMClient, LLMError
 from xzmem.pipelines import terms
 from xzmem.pipelines.briefing import briefing
@@ -44,6 +53,9 @@ QUERY_CONNECT_TIMEOUT = 2.0
 QUERY_CALL_TIMEOUT = 3.0
 SERVER_LLM_TIMEOUT = 120.0
 SERVER_LLM_SESSION = "xzmem-memory"
+# Frames searched above the provider's method for the connection that calls it (the server's
+# chat() and save task are one or two frames up).
+CALLER_FRAMES = 8
 log = logging.getLogger("xzmem.xiaozhi")
 
 
@@ -75,7 +87,7 @@ class ServerLLM(LLMClient):
 
         try:
             return await asyncio.wait_for(asyncio.to_thread(run), self.timeout), None
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11 on; the server runs 3.10
             raise LLMError(f"the server's LLM gave no answer within {self.timeout:.0f} s") from None
         except Exception as exc:  # the server's providers raise anything; the pipelines expect LLMError
             raise LLMError(f"the server's LLM failed: {type(exc).__name__}: {exc}") from None
@@ -86,9 +98,12 @@ class ServerLLM(LLMClient):
 
 def dialogue_of(msgs: list[Any]) -> list[dict[str, str]]:
     """The server's Message objects as user/assistant turns; an ASR turn's JSON `{"content": ...}`
-    is unwrapped, system prompts and tool traffic are left out."""
+    is unwrapped, system prompts, tool traffic and the server's temporary few-shot examples
+    (`is_temporary`, e.g. 给我讲个故事吧 / 拜拜) are left out."""
     out: list[dict[str, str]] = []
     for msg in msgs or []:
+        if getattr(msg, "is_temporary", False):
+            continue
         role = getattr(msg, "role", None)
         content = getattr(msg, "content", None)
         if role not in ("user", "assistant") or not isinstance(content, str) or not content.strip():
@@ -129,27 +144,73 @@ class SaveReport:
     errors: list[str] = field(default_factory=list)
 
 
+def serving_connection(provider: Any) -> Any:
+    """The server's connection that is calling `provider` right now: the first frame above the
+    caller whose `self` has `provider` as its `memory` (ConnectionHandler.chat for a query, the
+    save task inside ConnectionHandler._save_and_close for a save); None when there is none."""
+    frame = sys._getframe(1)
+    for _ in range(CALLER_FRAMES):
+        if frame is None:
+            return None
+        conn = frame.f_locals.get("self")
+        if conn is not None and conn is not provider and getattr(conn, "memory", None) is provider:
+            return conn
+        frame = frame.f_back
+    return None
+
+
+async def _answer(value: Any) -> Any:
+    return value
+
+
 class XiaozhiMemory:
-    """One provider: `init_role` per talking device, then `query` and `save` for it."""
+    """The work of one provider object, shared by every connection of the server."""
 
     def __init__(self, block: dict, base: Config | None = None, clock: Callable[[], float] = time.time):
         self.settings: ProviderSettings = load_settings(block, base or load_config())
         self.clock = clock
-        self._server_llms: dict[str, Any] = {}
         self._recalled: dict[str, list[str]] = {}
         self._lock = threading.Lock()
         # The server builds the provider at start-up; the first query_memory should not pay for this.
         self.warming = threading.Thread(target=terms.warm_up, name="xzmem-warm-up", daemon=True)
         self.warming.start()
 
-    def init_role(self, role_id: str, server_llm: Any = None) -> None:
-        with self._lock:
-            self._server_llms[str(role_id)] = server_llm
+    def _caller(self, provider: Any, call: str) -> tuple[Any, str] | None:
+        # (connection, its device id) of the call being made, else None with a log line.
+        conn = serving_connection(provider)
+        if conn is None:
+            log.warning("xzmem %s: no server connection is making this call, so the device is unknown; "
+                        "answering with no memory", call)
+            return None
+        try:
+            return conn, check_role_id(getattr(conn, "device_id", None))
+        except ValueError as exc:
+            log.warning("xzmem %s: the connection's device id is unusable (%s); answering with no memory", call, exc)
+            return None
 
-    def _llm(self, role_id: str, cfg: Config) -> LLMClient:
+    def query_memory(self, provider: Any, query: str) -> Coroutine[Any, Any, str]:
+        """The coroutine the server's query_memory returns, for the device of the calling connection.
+
+        Called synchronously by the provider's query_memory in the connection's chat thread, so
+        the caller is still on the stack; the coroutine itself runs later on the server's loop.
+        """
+        found = self._caller(provider, "query_memory")
+        if found is None:
+            return _answer("")
+        return self.query(found[1], query)
+
+    def save_memory(self, provider: Any, msgs: list[Any], session_id: str | None = None) -> Coroutine[Any, Any, Any]:
+        """The coroutine the server's save_memory returns, for the device of the calling connection
+        (whose LLM runs the pipelines when the provider has no `llm` of its own)."""
+        found = self._caller(provider, "save_memory")
+        if found is None:
+            return _answer(SaveReport("", error="no server connection made this call; nothing saved"))
+        conn, role_id = found
+        return self.save(role_id, msgs, session_id, server_llm=getattr(conn, "llm", None))
+
+    def _llm(self, cfg: Config, server_llm: Any) -> LLMClient:
         if cfg.llm.enabled:
             return LLMClient(cfg.llm)
-        server_llm = self._server_llms.get(str(role_id))
         return ServerLLM(server_llm) if server_llm is not None else LLMClient(LLMConfig())
 
     @contextmanager
@@ -166,7 +227,7 @@ class XiaozhiMemory:
     async def query(self, role_id: str, query: str) -> str:
         """The memory text for the system prompt; '' only when there is nothing at all to say."""
         try:
-            return await self._query(str(role_id), query or "")
+            return await self._query(check_role_id(role_id), query or "")
         except Exception as exc:  # the server's turn must go on whatever happens here
             log.warning("xzmem query_memory for %s failed: %s: %s", role_id, type(exc).__name__, exc)
             return ""
@@ -196,17 +257,18 @@ class XiaozhiMemory:
 
     # -- save -------------------------------------------------------------------------------
 
-    async def save(self, role_id: str, msgs: list[Any], session_id: str | None = None) -> SaveReport:
+    async def save(self, role_id: str, msgs: list[Any], session_id: str | None = None,
+                   server_llm: Any = None) -> SaveReport:
         """Run the pipelines over the finished conversation and send the batches; never raises."""
         report = SaveReport(str(role_id))
         try:
-            await self._save(str(role_id), msgs, report)
+            await self._save(check_role_id(role_id), msgs, report, server_llm)
         except Exception as exc:
             report.error = f"{type(exc).__name__}: {exc}"
             log.warning("xzmem save_memory for %s (session %s) failed: %s", role_id, session_id, report.error)
         return report
 
-    async def _save(self, role_id: str, msgs: list[Any], report: SaveReport) -> None:
+    async def _save(self, role_id: str, msgs: list[Any], report: SaveReport, server_llm: Any) -> None:
         dialogue = dialogue_of(msgs)
         pairs = exchanges_of(dialogue)
         with self._lock:
@@ -216,7 +278,7 @@ class XiaozhiMemory:
         cfg = self.settings.role_config(role_id)
         target = self.settings.target_for(role_id)
         cache = OverviewCache(cfg.data_path / CACHE_FILE)
-        with self._pipelines(cfg, self._llm(role_id, cfg)) as pipelines, Outbox(self.settings.data / OUTBOX_FILE) as outbox:
+        with self._pipelines(cfg, self._llm(cfg, server_llm)) as pipelines, Outbox(self.settings.data / OUTBOX_FILE) as outbox:
             async with _device_or_none(target) as client:
                 device_id = await _device_id(client)
                 device_id = device_id or cache.device_id() or DeviceClient(target.url, target.token).where

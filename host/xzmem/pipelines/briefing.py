@@ -8,6 +8,8 @@ that does not fit the budget is left out and the next, shorter one may still fit
 
 from __future__ import annotations
 
+import re
+
 from xzmem.pipelines.runner import PromptContext
 from xzmem.pipelines.tokens import estimate_tokens
 from xzmem.pipelines.working import relevance
@@ -20,6 +22,7 @@ STAGE_LABELS = {
 }
 _PROFILE_LABELS = (("age", "{}岁"), ("gender", "{}"), ("location", "住在{}"), ("birthday", "生日{}"))
 _MAX_SCHEDULES = 5
+_SOUL_CODE = re.compile(r"[01]{4}")
 
 
 def _join(items, sep="、") -> str:
@@ -40,8 +43,9 @@ def _relationship_line(overview: dict) -> str | None:
     style = overview.get("style") or ""
     # The device's style line names its stage itself ("陌生期：礼貌客气…"); then it is the whole line.
     line = "【关系】" + (style if style.startswith(label) else label + ("。" + style if style else ""))
-    if overview.get("mood"):
-        line = line.rstrip("。") + "；心情：" + overview["mood"]
+    mood = overview.get("mood")
+    if mood and not _SOUL_CODE.fullmatch(mood):  # older versions stored reflection's 4-bit code here
+        line = line.rstrip("。") + "；心情：" + mood
     return line
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
@@ -116,7 +116,7 @@ def select_relevant(memories: list[KeyedMemory], text: str, limit: int) -> list[
 
 def render_prompt(user: str, assistant: str, shown: list[KeyedMemory], now: float) -> tuple[str, str]:
     listing = "\n".join(f"{m.key} [{m.category} {m.importance}] {m.payload}" for m in shown) or "（无）"
-    when = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds")
+    when = datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds")
     return load_prompt("changes").render(now=when, memories=listing, user=user, assistant=assistant)
 
 

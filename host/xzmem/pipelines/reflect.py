@@ -180,7 +180,8 @@ def plan_reflection(output: ReflectionOutput, memories: list[KeyedMemory], now: 
         )
         result.ops.append(built.op)
         result.notes.extend(f"{key}: {n}" for n in built.notes)
-    result.ops.append(opslib.mood(output.soul_state_code, int(output.soul_state_code, 2)))
+    # The code is a state for the device to keep, not a mood: the mood in words stays as it is.
+    result.ops.append(opslib.mood(None, int(output.soul_state_code, 2)))
     return result
 
 

@@ -15,10 +15,11 @@ import runpy
 import signal
 import socket
 import sys
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from xzmem.board.tree import ROOT
+
 NVS_FILE = "nvs.json"
 MEMORY_IMAGE = "memory.lfs"
 CONFIG_FILE = "config.json"
@@ -54,7 +55,7 @@ def parse_start(text: str | None, utc_offset: int) -> int | None:
     except ValueError as e:
         raise SimError(f"--start-time must be ISO 8601 like 2026-02-05T13:00, got {text!r}") from e
     if dt.tzinfo is None:
-        return int(dt.replace(tzinfo=UTC).timestamp()) - utc_offset
+        return int(dt.replace(tzinfo=timezone.utc).timestamp()) - utc_offset
     return int(dt.timestamp())
 
 
