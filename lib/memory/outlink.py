@@ -49,7 +49,8 @@ def link_error(e):
         if isinstance(code, int):
             return "network error: %s (errno %d)" % (_NET_ERRORS.get(abs(code), "socket error"), code)
         return "network error: %s" % (code or type(e).__name__)
-    return mcp.error_message(e)
+    # For the device's own log, so the exception's words stay (a tool's answer would hide them).
+    return str(e) or type(e).__name__
 
 
 def redact(url):

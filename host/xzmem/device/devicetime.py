@@ -8,7 +8,7 @@ its reminders on its own dates. `memory_sync stats` tells the device's local tim
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 
@@ -26,7 +26,7 @@ class DeviceTime:
             return None
         try:
             offset = int(clock["utc_offset"])
-            local = datetime.fromisoformat(str(clock["now"])).replace(tzinfo=UTC)
+            local = datetime.fromisoformat(str(clock["now"])).replace(tzinfo=timezone.utc)
         except (KeyError, TypeError, ValueError):
             return None
         return cls(local.timestamp() - offset - host_now, offset)
@@ -36,4 +36,4 @@ class DeviceTime:
 
     def local(self, unix: float) -> datetime:
         """`unix` as the device's local wall time (naive, as the fast channel reads dates)."""
-        return (datetime.fromtimestamp(unix, UTC) + timedelta(seconds=self.utc_offset)).replace(tzinfo=None)
+        return (datetime.fromtimestamp(unix, timezone.utc) + timedelta(seconds=self.utc_offset)).replace(tzinfo=None)
