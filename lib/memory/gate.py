@@ -66,4 +66,4 @@ def request_token(request):
 
 async def _close_after(writer, seconds):
     await asyncio.sleep(seconds)
-    writer.close()
+    await ws.drop(writer)

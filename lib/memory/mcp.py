@@ -382,8 +382,15 @@ class Dispatcher:
     async def handle_async(self, text, link):
         """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
         so pings and other clients are answered while it works."""
-        ok, msg = _parse(text)
-        return (await self.handle_parsed_async(msg, link)) if ok else msg
+        try:
+            ok, msg = _parse(text)
+            return (await self.handle_parsed_async(msg, link)) if ok else msg
+        except MemoryError:  # the heap ran out outside a tool call: the request still gets its answer
+            msg = None
+            from memory import lowmem
+
+            forget("lowmem")
+            return lowmem.answer(self, text)
 
     async def handle_parsed_async(self, msg, link):
         """handle_parsed() on the event loop, as handle_async()."""
@@ -487,8 +494,13 @@ class Dispatcher:
             return tool_error(self.refusal_text(tool, e))
 
     def refusal_text(self, tool, exc):
-        """What a refused call answers: for a spoken tool one sentence in the configured language."""
-        if tool.spoken:
+        """What a refused call answers: for a spoken tool, or a call the heap could not hold, one
+        sentence in the configured language."""
+        if isinstance(exc, MemoryError):
+            import gc
+
+            gc.collect()  # what the failed call allocated is garbage now: room to word the refusal
+        if tool.spoken or isinstance(exc, MemoryError):
             from memory import spoken  # only loaded once something is refused
 
             return spoken.say(exc, self.language, error_message(exc))

@@ -119,7 +119,7 @@ class OutboundLink:
             self.sock = None
             if self.announcer:
                 self.announcer.remove(self.sink)
-            sock.abort()
+            await sock.release()
             self.dispatcher.link_closed(self.link)
 
     async def session(self, sock):

@@ -130,13 +130,10 @@ class Server:
             if conn is not None:
                 if conn in self.connections:
                     self.connections.remove(conn)
-                conn.ws.abort()
+                await conn.ws.release()
                 self.dispatcher.link_closed(conn.link)
             else:
-                try:
-                    writer.close()
-                except OSError:
-                    pass
+                await ws.drop(writer)
 
     async def _session(self, conn):
         sock, link, dispatcher = conn.ws, conn.link, self.dispatcher

@@ -42,6 +42,7 @@ _ZH = (
     "|unknown=va:不认识这个参数：%s。能用的参数有：%s。"
     "|too_big=va:这条消息太长了：%s 字节，最多 %s 字节。"
     "|nospace=:记忆空间已经满了，这条没有存下来。"
+    "|nomem=:我现在有点忙不过来，这次没做成，请过一会儿再说一次。"
     "|nospace_dropped=v:记忆空间已经满了，删掉最早的 %s 条旧记忆也腾不出地方，这条没有存下来。"
     "|"
 )
@@ -60,6 +61,7 @@ _EN = (
     "|unknown=va:I do not know the argument %s. The arguments are: %s."
     "|too_big=va:That message is too long: %s bytes, at most %s."
     "|nospace=:The memory is full, so this was not saved."
+    "|nomem=:I am short of working memory right now, so that did not get done. Please ask again in a moment."
     "|nospace_dropped=v:The memory is full: even after dropping the %s oldest archived memories there was no room, so this was not saved."
     "|"
 )
@@ -127,7 +129,7 @@ def say(exc, language, text=None):
     """One sentence for a refused call. A Refusal is worded from its parts; other errors keep their
     English `text` (by default str(exc)) under a short lead-in in Chinese, cut to a sentence's length."""
     zh = language == "zh"
-    what = getattr(exc, "what", None)
+    what = "nomem" if isinstance(exc, MemoryError) else getattr(exc, "what", None)
     if what == "nospace" and exc.value:
         what = "nospace_dropped"  # the sentence says what was given up trying
     template = _look(_ZH if zh else _EN, what) if what else None

@@ -205,6 +205,7 @@ class WebSocket:
         self.last_rx = time.time()  # when the peer last sent a frame (keepalive looks at this)
         self.last_pong = None
         self._close_sent = False
+        self._released = False  # its socket is closed, or closing (release(), abort())
         self._reading = False
         self._skipped_head = b""
         self._skipped_tail = b""
@@ -440,18 +441,44 @@ class WebSocket:
         if self.close_code is None:
             self.close_code, self.close_reason = CLOSE_ABNORMAL, "connection lost"
         self._close_sent = True
-        try:
-            self.writer.close()
-        except OSError:
-            pass
-
 
     def abort(self):
-        """Drop the TCP connection now, without a close handshake or flushing what is unsent."""
+        """Drop the TCP connection now, without a close handshake or flushing what is unsent.
+
+        A task reading from it wakes with ConnectionClosed. On MicroPython the socket closes when
+        the loop next runs (its Stream closes only in wait_closed()); release() waits for that.
+        """
         self._lost()
-        transport = getattr(self.writer, "transport", None)  # CPython's; MicroPython closes at once
+        if self._released:
+            return
+        if getattr(self.writer, "transport", None) is None:
+            self._released = True
+            asyncio.create_task(drop(self.writer))
+        else:
+            self.writer.transport.abort()  # CPython: closed now
+
+    async def release(self):
+        """abort(), and wait until the socket is closed. Every connection ends with this."""
+        self._lost()
+        if not self._released:
+            self._released = True
+            await drop(self.writer)
+
+
+async def drop(writer):
+    """Close a stream's socket now, unsent bytes and all.
+
+    MicroPython's Stream.close() does nothing: only wait_closed() closes its socket. CPython's
+    transport is aborted, so wait_closed() does not wait for a peer that stopped reading.
+    """
+    try:
+        transport = getattr(writer, "transport", None)
         if transport is not None:
             transport.abort()
+        writer.close()
+        await writer.wait_closed()
+    except Exception:  # reset or closed already: closed either way
+        pass
 
 
 def _closing():

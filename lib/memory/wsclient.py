@@ -96,7 +96,7 @@ async def connect(url, headers=None, subprotocols=(), ssl=None, max_size=ws.MAX_
     try:
         return await handshake(reader, writer, host, port, target, headers, subprotocols, max_size)
     except BaseException:
-        writer.close()
+        await ws.drop(writer)
         raise
 
 

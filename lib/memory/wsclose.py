@@ -85,8 +85,10 @@ async def _shutdown(sock):
     except OSError:
         pass
     # CPython flushes what is buffered before the stream counts as closed: bounded, for a peer
-    # that stopped reading.
-    await _within(sock, sock.writer.wait_closed(), _CLOSE_WAIT)
+    # that stopped reading. On MicroPython wait_closed() is what closes the socket.
+    if not sock._released:
+        sock._released = True
+        await _within(sock, sock.writer.wait_closed(), _CLOSE_WAIT)
 
 
 async def close(sock, code, reason):
