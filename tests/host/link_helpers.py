@@ -92,3 +92,12 @@ async def running(link):
             await task
         except asyncio.CancelledError:
             pass
+
+
+async def until(condition, timeout=5.0):
+    """Wait until `condition()` holds, polling every 20 ms; fail after `timeout` seconds."""
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not met in time")

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 import websockets
+from link_helpers import until
 from starlette.testclient import TestClient
 from xzmem.config import Config
 from xzmem.dashboard.app import Dashboard, Settings
@@ -45,14 +46,6 @@ async def status_of(url):
         return e.response.status_code
     await ws.close()
     return 101
-
-
-async def until(condition, timeout=5.0):
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not met in time")
 
 
 # ---- the gateway ----

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 import websockets
-from link_helpers import dispatcher
+from link_helpers import dispatcher, until
 from mcp import ClientSession
 from mcp.client.websocket import websocket_client
 from memory import endpoint, reminder, xiaozhi
@@ -46,14 +46,6 @@ def endpoint_device(gw, d, announcer, **kw):
 def xiaozhi_device(gw, d, announcer, **kw):
     return xiaozhi.XiaozhiLink(f"{gw.url}/xiaozhi/v1/", device_token(TOKEN, XZ_ID), XZ_ID, CLIENT_ID, d, announcer, trusted=True,
                                sleep=Recorder(), log=lambda m: None, **kw)
-
-
-async def until(condition, timeout=5.0):
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not met in time")
 
 
 def device_url(gw, device_id):
