@@ -519,7 +519,7 @@ LINES = [
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "the cat in the movie was called tom", "expect": []},
     {"lang": "en", "speaker": "parent", "kind": "schedule", "text": "she has a dentist appointment on tuesday at 3", "expect": [["schedule", ["dentist"], "2026-11-24 15:00", "none"]]},
     {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "say goodnight to robo sweetie", "expect": []},
-    {"lang": "en", "speaker": "parent", "kind": "identity", "text": "this is lily she's five", "expect": []},
+    {"lang": "en", "speaker": "parent", "kind": "identity", "text": "this is lily she's five", "expect": [["fact", ["five"]]]},
     {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "we might go to the park maybe sometime", "expect": []},
     {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "he's being silly today", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm the best at hide and seek", "expect": []},

@@ -164,6 +164,15 @@ def test_what_is_said_before_the_game_starts_is_kept():
     assert _short(fast_channel("我喜欢画画 我们来玩游戏吧你当我的小狗", NOW)[1]) == [("like", "画画")]
 
 
+@pytest.mark.parametrize("text", ["maybe i like cats i dunno", "i think i'm allergic to grass", "也许我喜欢小猫吧"])
+def test_a_guess_is_not_stored(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_guess_leaves_what_was_said_for_sure():
+    assert _short(fast_channel("i like dogs but maybe cats too", NOW)[1]) == [("like", "dogs")]
+
+
 @pytest.mark.parametrize("text, expected", [
     ("我妈妈是护士", [("fact", "主人的妈妈是护士")]),
     ("我爸爸不喜欢吃香菜", [("fact", "主人的爸爸不喜欢吃香菜")]),

@@ -40,6 +40,7 @@ from xzmem.pipelines.utterance import (
     clauses,
     normalise,
     sentences,
+    sure,
 )
 
 __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_channel", "parse_when",
@@ -707,7 +708,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
     said = [] if asks_all(sentence) else clauses(sentence)
-    parts = [c for c in said if not asks(c)]
+    parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
