@@ -164,6 +164,19 @@ def test_what_is_said_before_the_game_starts_is_kept():
     assert _short(fast_channel("我喜欢画画 我们来玩游戏吧你当我的小狗", NOW)[1]) == [("like", "画画")]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("you can call me later", []),
+    ("you can call me when dinner is ready", []),
+    ("call me tomorrow", []),
+    ("you can call me jojo please", [("name", "Jojo")]),
+    ("call me bear from now on", [("name", "Bear")]),
+    ("call me mary jane", [("name", "Mary Jane")]),
+    ("my name is tom and stuff", [("name", "Tom")]),
+])
+def test_call_me_names_only_when_the_name_ends_the_line(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
 @pytest.mark.parametrize("text", ["maybe i like cats i dunno", "i think i'm allergic to grass", "也许我喜欢小猫吧"])
 def test_a_guess_is_not_stored(text):
     assert fast_channel(text, NOW)[1] == []

@@ -201,7 +201,11 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
                   "cranky", "fussy", "picky", "tiny", "heavy", "ugly", "lucky", "naughty", "smelly", "shy", "moody",
                   "goofy", "tall", "short", "old", "young", "mean", "kind", "smart", "strong", "fast", "slow", "loud",
                   "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
+# "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
+_NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
+                   "after", "before", "once", "up", "right", "now"}
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+_POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
@@ -344,9 +348,17 @@ def _identity_zh(clause: str, writes: list[dict]) -> None:
 def _identity_en(clause: str, writes: list[dict]) -> None:
     m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause)
     if m:
-        first = m.group(1).split()[0].lower()
-        if first not in _NOT_A_NAME_EN and en_number(first) is None:
-            writes.append(opslib.write("name", _title(m.group(1))))
+        first = m.group(1).split()[0]
+        # what follows the name, less a polite tail (jojo please, bear from now on)
+        after = _POLITE_TAIL_EN.sub("", clause[m.start(1) + len(first):]).strip()
+        # after "call me" the name ends what is said, one more name word at most; more words make it a
+        # phone call (call me mike when you land)
+        calling = m.group(0).lower().startswith("call me") and len(after.split()) > 1
+        if first.lower() not in _NOT_A_NAME_EN and en_number(first.lower()) is None and not calling:
+            second = m.group(1).split()[1:]
+            joined = second and after.split()[:1] == second and second[0].lower() not in _NOT_A_NAME_EN
+            name = f"{first} {second[0]}" if joined else first
+            writes.append(opslib.write("name", _title(name)))
     m = _AGE_EN.search(clause)
     if m and not _NEGATED.search(clause):
         age = en_number(m.group(1)) if not m.group(1).isdigit() else int(m.group(1))
