@@ -588,7 +588,7 @@ LINES = [
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm from kindergarten", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm number one", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm a big fan of you", "expect": []},
-    {"lang": "en", "speaker": "child", "kind": "like", "text": "i like cookies and milk", "expect": [["like", "cookies and milk|cookies"]]},
+    {"lang": "en", "speaker": "child", "kind": "like", "text": "i like cookies and milk", "expect": [["like", "cookies"], ["like", "milk"]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i like to ask you questions", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "we have a test on monday i think", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "schedule", "text": "i have swimming on monday at four", "expect": [["schedule", ["swimming"], "2026-11-23 16:00", "none"]]},

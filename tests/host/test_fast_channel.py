@@ -177,6 +177,16 @@ def test_call_me_names_only_when_the_name_ends_the_line(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("i'm four and a half no wait i'm five", [("age", "5")]),
+    ("in the game my name is shadow", []),
+    ("i'm from kindergarten", []),
+    ("i'm a big fan of you", []),
+])
+def test_lines_that_look_like_facts_about_the_child_but_are_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
 @pytest.mark.parametrize("text", ["maybe i like cats i dunno", "i think i'm allergic to grass", "也许我喜欢小猫吧"])
 def test_a_guess_is_not_stored(text):
     assert fast_channel(text, NOW)[1] == []

@@ -186,7 +186,7 @@ _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
-    r"|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|\bin (?:the|my|this|that) (?:game|story|show|movie|cartoon|book|dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
