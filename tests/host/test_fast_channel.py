@@ -165,6 +165,38 @@ def test_what_is_said_before_the_game_starts_is_kept():
 
 
 @pytest.mark.parametrize("text, expected", [
+    ("you can call me later", []),
+    ("you can call me when dinner is ready", []),
+    ("call me tomorrow", []),
+    ("you can call me jojo please", [("name", "Jojo")]),
+    ("call me bear from now on", [("name", "Bear")]),
+    ("call me mary jane", [("name", "Mary Jane")]),
+    ("my name is tom and stuff", [("name", "Tom")]),
+])
+def test_call_me_names_only_when_the_name_ends_the_line(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm four and a half no wait i'm five", [("age", "5")]),
+    ("in the game my name is shadow", []),
+    ("i'm from kindergarten", []),
+    ("i'm a big fan of you", []),
+])
+def test_lines_that_look_like_facts_about_the_child_but_are_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text", ["maybe i like cats i dunno", "i think i'm allergic to grass", "也许我喜欢小猫吧"])
+def test_a_guess_is_not_stored(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_guess_leaves_what_was_said_for_sure():
+    assert _short(fast_channel("i like dogs but maybe cats too", NOW)[1]) == [("like", "dogs")]
+
+
+@pytest.mark.parametrize("text, expected", [
     ("我妈妈是护士", [("fact", "主人的妈妈是护士")]),
     ("我爸爸不喜欢吃香菜", [("fact", "主人的爸爸不喜欢吃香菜")]),
     ("我女儿叫米粒 今年四岁", [("family", ("女儿", "米粒")), ("fact", "主人的女儿米粒今年四岁")]),

@@ -40,6 +40,7 @@ from xzmem.pipelines.utterance import (
     clauses,
     normalise,
     sentences,
+    sure,
 )
 
 __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_channel", "parse_when",
@@ -200,7 +201,11 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
                   "cranky", "fussy", "picky", "tiny", "heavy", "ugly", "lucky", "naughty", "smelly", "shy", "moody",
                   "goofy", "tall", "short", "old", "young", "mean", "kind", "smart", "strong", "fast", "slow", "loud",
                   "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
+# "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
+_NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
+                   "after", "before", "once", "up", "right", "now"}
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+_POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
@@ -214,6 +219,8 @@ _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(r"\b(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
+                            r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -343,9 +350,17 @@ def _identity_zh(clause: str, writes: list[dict]) -> None:
 def _identity_en(clause: str, writes: list[dict]) -> None:
     m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause)
     if m:
-        first = m.group(1).split()[0].lower()
-        if first not in _NOT_A_NAME_EN and en_number(first) is None:
-            writes.append(opslib.write("name", _title(m.group(1))))
+        first = m.group(1).split()[0]
+        # what follows the name, less a polite tail (jojo please, bear from now on)
+        after = _POLITE_TAIL_EN.sub("", clause[m.start(1) + len(first):]).strip()
+        # after "call me" the name ends what is said, one more name word at most; more words make it a
+        # phone call (call me mike when you land)
+        calling = m.group(0).lower().startswith("call me") and len(after.split()) > 1
+        if first.lower() not in _NOT_A_NAME_EN and en_number(first.lower()) is None and not calling:
+            second = m.group(1).split()[1:]
+            joined = second and after.split()[:1] == second and second[0].lower() not in _NOT_A_NAME_EN
+            name = f"{first} {second[0]}" if joined else first
+            writes.append(opslib.write("name", _title(name)))
     m = _AGE_EN.search(clause)
     if m and not _NEGATED.search(clause):
         age = en_number(m.group(1)) if not m.group(1).isdigit() else int(m.group(1))
@@ -357,7 +372,8 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
             later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
-        if place and place.lower() not in ("a", "the", "here", "there", "my", "our"):
+        # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
+        if place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place):
             writes.append(opslib.write("location", _title(place)))
     m = _GENDER_EN.search(clause)
     if m:
@@ -382,7 +398,9 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
-        writes.extend(opslib.write("like", item) for item in _items(said, zh))
+        # "i'm a big fan of you": about the companion, not a liking to keep
+        writes.extend(opslib.write("like", item) for item in _items(said, zh)
+                      if not re.search(r"你|您|\byou\b", item, re.I))
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
@@ -707,7 +725,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
     said = [] if asks_all(sentence) else clauses(sentence)
-    parts = [c for c in said if not asks(c)]
+    parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
@@ -762,6 +780,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     return []
 
 
+_ONE_VALUE = ("name", "age", "gender", "birthday")  # a location may be two: born in one place, living in another
+
+
 def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict]]:
     """Signals and their de-duplicated `write` ops; questions, pretend play and hypotheticals write
     nothing, and a sentence naming an impossible date writes nothing and carries the `problem` to
@@ -786,4 +807,7 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         for op in ops:
             if op not in writes:
                 writes.append(op)
-    return signals, writes
+    # one child has one age, name, birthday…: said twice in one line, the later one corrects the
+    # earlier (i'm four and a half no wait i'm five)
+    last = {op["type"]: op for op in writes if op["type"] in _ONE_VALUE}
+    return signals, [op for op in writes if op["type"] not in _ONE_VALUE or last[op["type"]] is op]

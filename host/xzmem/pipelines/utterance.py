@@ -157,6 +157,19 @@ def asks_all(sentence: str) -> bool:
     return bool(HAN.search(sentence)) and not re.search(r"[\s，,]", sentence) and bool(_ASK_END_ZH.search(sentence))
 
 
+# Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
+                    re.I)
+
+
+def sure(said: list[str]) -> list[str]:
+    """The clauses said for sure: a hedged clause states nothing to store, and a bare hedge cut off on
+    its own ("i think", "i don't know") hedges the clauses either side of it."""
+    bare = [bool(_HEDGE.fullmatch(c.strip(" ,.!。，！吧"))) for c in said]
+    return [c for i, c in enumerate(said)
+            if not _HEDGE.search(c) and not (i and bare[i - 1]) and not (i + 1 < len(bare) and bare[i + 1])]
+
+
 def asks(clause: str) -> bool:
     """Whether a clause is a question (punctuation or not), which states nothing to store."""
     if _REQUEST.search(clause) and not re.search(r"什么|几点|哪|\bwhat\b|\bwhen\b", clause, re.I):
@@ -173,7 +186,7 @@ _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
-    r"|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|\bin (?:the|my|this|that) (?:game|story|show|movie|cartoon|book|dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
