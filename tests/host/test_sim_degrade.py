@@ -32,6 +32,19 @@ def test_three_concurrent_completions_move_a_daily_schedule_one_day(tmp_path):
 # ---- a full partition
 
 
+def _take_every_free_block(fs, root):
+    """Write 4 KB files under `root`/filler until the partition refuses one."""
+    fs.mkdir(root + "/filler")
+    n = 0
+    while True:
+        try:
+            with fs.open(f"{root}/filler/{n}", "wb") as f:
+                f.write(b"\0" * 4096)
+        except OSError:
+            return
+        n += 1
+
+
 def _fill_image(path, size):
     """A LittleFS image of `size` bytes whose archive holds 2025's facts and whose last free block is
     taken by a file the device knows nothing of: full, as a long-used board's partition gets."""
@@ -46,15 +59,7 @@ def _fill_image(path, size):
             items = [{"id": 100000 + n * 10 + i, "type": "fact", "learned_at": t + (n * 10 + i) * 36000,
                       "content": f"旧事 {n * 10 + i} {'x' * 150}"} for i in range(10)]
             archive.append("fact", items)
-        fs.mkdir(root + "/filler")
-        n = 0
-        while True:
-            try:
-                with fs.open(f"{root}/filler/{n}", "wb") as f:
-                    f.write(b"\0" * 4096)
-            except OSError:
-                break
-            n += 1
+        _take_every_free_block(fs, root)
 
     return lfsvolume.build_image(path, size, fill)
 
@@ -216,15 +221,7 @@ def _fill_rest(image):
     volume = lfsvolume.LfsVolume(esp32.Partition("memory"))
     fs.mount("/prefill", volume)
     try:
-        fs.mkdir("/prefill/filler")
-        n = 0
-        while True:
-            try:
-                with fs.open(f"/prefill/filler/{n}", "wb") as f:
-                    f.write(b"\0" * 4096)
-            except OSError:
-                break
-            n += 1
+        _take_every_free_block(fs, "/prefill")
         return fs.free_bytes("/prefill")
     finally:
         fs.umount("/prefill")
