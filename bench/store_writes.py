@@ -1,10 +1,13 @@
-"""NVS writes of a 10-turn conversation and the entries used with every type full.
+"""NVS writes of a 10-turn conversation, of one changed record per type, and the entries used with
+every type full.
 
 Prints one JSON object. The conversation writes a name, 3 likes, 2 family members, 4 facts,
 1 moment and 2 schedules over 10 turns (targets: at most 4 KB written, one flush), first on an
 empty store, then again on a store already holding every type at capacity (so facts and moments
 hand their oldest to the archive). A third run also keeps the 20 chat messages of those turns in
-the chat ring. The simulated NVS counts entries as ESP-IDF lays them out.
+the chat ring. Then, on a full store, one record of each type is changed and flushed alone: the
+bytes that flush writes are the flash wear of one change (a key holding several records is
+rewritten whole). The simulated NVS counts entries as ESP-IDF lays them out.
 """
 
 import json
@@ -65,6 +68,41 @@ def conversation(store, clock, flash, chat=False):
     }
 
 
+def one_change_each(store, flash):
+    """Bytes one flush writes for a single new or changed record of each type, on a full store (a
+    record is deleted first, unmeasured, to make room). A new record also writes the id counter (32 B)."""
+    member = store.read("family")[0]
+    adds = {
+        "family": ("family", {"relation": member["relation"], "name": member["name"],
+                              "closeness": 1 + member["closeness"] % 5}),
+        "like": ("like", {"content": "one more like"}),
+        "fact": ("fact", {"content": "one more fact"}),
+        "trait": ("trait", {"content": "one more trait"}),
+        "habit": ("habit", {"content": "one more habit"}),
+        "moment": ("moment", {"content": "one more moment"}),
+        "goal": ("goal", {"content": "one more goal"}),
+        "chat": ("chat", {"role": "user", "content": "one more line"}),
+    }
+    out = {}
+    for kind, (_, fields) in adds.items():
+        if kind in ("fact", "trait", "habit", "moment", "goal"):
+            store.delete(kind, {"id": store.read(kind)[0]["id"]})
+        elif kind == "like":
+            store.delete("like", {"content": store.read("like")[0]["content"]})
+        store.flush()
+        before = flash.bytes_written
+        store.write(kind, fields)
+        store.flush()
+        out[kind] = flash.bytes_written - before
+    store.delete_event(store.events()[0])
+    store.flush()
+    before = flash.bytes_written
+    store.add_event(Event("one more plan", T0 + 86400, "meeting"))
+    store.flush()
+    out["schedule"] = flash.bytes_written - before
+    return out
+
+
 def main():
     flash = esp32.configure_nvs(reserve=_RESERVE)
     clock = Clock(T0)
@@ -88,6 +126,12 @@ def main():
         "free_percent": round(100.0 * flash.entries_free() / _USABLE, 1),
         "target_free_percent": 30,
     }
+    per_change = one_change_each(Store(archiver=FakeArchive(), now=Clock(T0)), flash)
+    flash = esp32.configure_nvs(reserve=_RESERVE)
+    archive = FakeArchive()
+    store = Store(archiver=archive, now=Clock(T0 - 3600))
+    fill_every_type(store)
+    store.flush()
     clock = Clock(T0)
     store = Store(archiver=archive, now=clock)
     # Room for what the conversation adds where a type has no archive: 3 likes, 2 members, 2 events.
@@ -102,7 +146,7 @@ def main():
     full["archived"] = archive.calls
     print(json.dumps({"conversation_on_empty_store": empty, "conversation_on_full_store": full,
                       "conversation_with_20_chat_messages": with_chat,
-                      "budget": budget}, indent=2, ensure_ascii=False))
+                      "bytes_written_per_single_change": per_change, "budget": budget}, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

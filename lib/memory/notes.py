@@ -36,13 +36,13 @@ class Notes:
     it (facts to the archive); the others refuse the write.
     """
 
-    def __init__(self, nv, now, kind, prefix, size, cap, on_full=None, batch=0):
+    def __init__(self, nv, now, kind, prefix, size, cap, per_key=1, on_full=None, batch=0):
         self._nv = nv
         self._now = now
         self.kind = kind
         self.fmt = "<II%ds" % (size - _HEAD)
         self.width = size - _HEAD
-        self.table = Table(kind, prefix, size, cap)
+        self.table = Table(kind, prefix, size, cap, per_key)
         self._on_full = on_full
         self._batch = batch
 
@@ -84,7 +84,7 @@ class Moments:
     def __init__(self, nv, now, on_full, batch):
         self._nv = nv
         self._now = now
-        self.table = Table("moment", "mo", MOMENT_SIZE, 10)
+        self.table = Table("moment", "mos", MOMENT_SIZE, 10, 5)
         self._on_full = on_full
         self._batch = batch
 

@@ -1,9 +1,11 @@
 # NVS under the hot store: RAM images of fixed-size record tables, dirty keys, one flush that writes them.
 #
-# Each table owns NVS keys "<prefix><n>". A key holds `per_key` records: one for most types, so a
-# record is replaced by a single atomic key write and a power cut between two writes leaves every
-# record either old or new. Deleting a one-record key erases it. The id counter "nid" is written
-# before the records of a flush, so an id handed out is never handed out again after a power cut.
+# Each table owns NVS keys "<prefix><n>". A key holds `per_key` records (docs/storage.md): a record
+# is replaced by one atomic write of its key, so a power cut between two writes leaves every record
+# either old or new. Several records share a key so the store stays under 30 % of the partition;
+# deleting the record of a one-record key erases the key. The id counter "ids" is written before the
+# records of a flush, so an id handed out is never handed out again after a power cut. (Layout 1
+# kept one record per key and the counter in "nid": memory.relayout moves such a store, once.)
 
 import struct
 
@@ -15,7 +17,8 @@ from memory import steps
 ERR_NOT_FOUND = const(-4354)
 ERR_FULL = const(-4357)
 ERR_LENGTH = const(-4364)
-_ID_KEY = "nid"
+_ID_KEY = "ids"
+OLD_ID_KEY = "nid"  # layout 1's counter: while it is there, memory.relayout has work left
 ENTRY = const(32)
 _MAX_NAME = const(15)  # NVS namespaces and keys
 MAX_ID = const(0x7FFFFFFF)  # record ids and the id counter: the counter is an NVS i32

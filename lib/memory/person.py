@@ -169,7 +169,7 @@ class Family:
     def __init__(self, nv, now):
         self._nv = nv
         self._now = now
-        self.table = Table("family", "fm", FAMILY_SIZE, 8)
+        self.table = Table("family", "fms", FAMILY_SIZE, 8, 4)
 
     def write(self, fields, truncated):
         if fields.get("name") is None and fields.get("content") is not None:

@@ -20,9 +20,11 @@ FAMILY_SIZE = const(64)
 PREF_FMT = "<IIB31s"
 PREF_SIZE = const(40)
 # Event: id, learned_at, when, completed_at, content, event_type, repeat, anchor_day, priority,
-# flags (bit 0 reminded, bit 1 completed, bit 2 told: the reminder reached the user).
-EVENT_FMT = "<4I64s12s4B"
-EVENT_SIZE = const(96)
+# flags (bit 0 reminded, bit 1 completed, bit 2 told: the reminder reached the user), emotion type,
+# emotion intensity 1-5, significance 1-5, a spare byte.
+EVENT_FMT = "<4I64s16s8B"
+EVENT_SIZE = const(104)
+EVENT_TYPE_BYTES = const(16)
 # Fact: id, learned_at, content.
 FACT_FMT = "<II120s"
 FACT_SIZE = const(128)
@@ -166,14 +168,16 @@ def _flag(name, value):
 class Event:
     """One event or schedule. `when` and the other times are Unix seconds (UTC).
 
-    repeat: 0 none, 1 daily, 2 weekly, 3 monthly; anchor_day: the day of month a monthly repeat
-    keeps (1-31, 0 = none); priority 1-5; reminded, completed and told are 0 or 1. A reminder is
+    repeat: 0 none, 1 daily, 2 weekly, 3 monthly, 4 yearly (an anniversary: a date given as MM-DD);
+    anchor_day: the day of month a monthly or yearly repeat keeps (1-31, 0 = none); priority 1-5;
+    emotion: an index of EMOTIONS, intensity and significance 1-5; reminded, completed and told are 0 or 1. A reminder is
     `reminded` once announced and `told` once a path that reaches the user took it (a link to the
     host gateway, or a `memory read` answer); until then the next read repeats it.
     """
 
     def __init__(self, content="", when=0, event_type="schedule", repeat=0, anchor_day=0, priority=3,
-                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0, told=0):
+                 reminded=0, completed=0, completed_at=0, id=0, learned_at=0, told=0, emotion=0, intensity=3,
+                 significance=3):
         self.id = id
         self.learned_at = learned_at
         self.when = when
@@ -186,6 +190,9 @@ class Event:
         self.completed = completed
         self.completed_at = completed_at
         self.told = told
+        self.emotion = emotion
+        self.intensity = intensity
+        self.significance = significance
 
     def __repr__(self):
         return "Event(id=%d, when=%d, content=%r, repeat=%d, priority=%d, reminded=%d, completed=%d)" % (
@@ -196,30 +203,34 @@ class Event:
             "id": self.id, "learned_at": self.learned_at, "when": self.when, "content": self.content,
             "event_type": self.event_type, "repeat": self.repeat, "anchor_day": self.anchor_day,
             "priority": self.priority, "reminded": self.reminded, "completed": self.completed,
-            "completed_at": self.completed_at, "told": self.told,
+            "completed_at": self.completed_at, "told": self.told, "emotion": EMOTIONS[self.emotion] if self.emotion < len(EMOTIONS) else "neutral",
+            "intensity": self.intensity, "significance": self.significance,
         }
 
     def pack(self, truncated):
-        """The 96-byte record; checks every field. Text cut to its width is named in `truncated`."""
+        """The 104-byte record; checks every field. Text cut to its width is named in `truncated`."""
         content = text_field({"content": self.content}, "content", 64, truncated)
-        event_type = text_field({"event_type": self.event_type or ""}, "event_type", 12, truncated, False)
+        event_type = text_field({"event_type": self.event_type or ""}, "event_type", EVENT_TYPE_BYTES, truncated, False)
         when = int_value("when", self.when, 0, _U32_MAX)
         learned_at = int_value("learned_at", self.learned_at or 0, 0, _U32_MAX)
         completed_at = int_value("completed_at", self.completed_at or 0, 0, _U32_MAX)
-        repeat = int_value("repeat", self.repeat, 0, 3)
+        repeat = int_value("repeat", self.repeat, 0, 4)
         anchor = int_value("anchor_day", self.anchor_day or 0, 0, 31)
         priority = int_value("priority", self.priority, 1, 5)
         flags = (_REMINDED if _flag("reminded", self.reminded) else 0) | (
             _COMPLETED if _flag("completed", self.completed) else 0) | (_TOLD if _flag("told", self.told) else 0)
+        emotion = int_value("emotion", self.emotion, 0, len(EMOTIONS) - 1)
+        intensity = int_value("intensity", self.intensity, 1, 5)
+        significance = int_value("significance", self.significance, 1, 5)
         buf = bytearray(EVENT_SIZE)
         struct.pack_into(EVENT_FMT, buf, 0, self.id, learned_at, when, completed_at, content,
-                         event_type, repeat, anchor, priority, flags)
+                         event_type, repeat, anchor, priority, flags, emotion, intensity, significance, 0)
         return buf
 
     @staticmethod
     def unpack(buf, offset=0):
-        i, learned, when, done_at, content, etype, repeat, anchor, prio, flags = struct.unpack_from(
-            EVENT_FMT, buf, offset)
+        i, learned, when, done_at, content, etype, repeat, anchor, prio, flags, emo, inten, sig, _ = (
+            struct.unpack_from(EVENT_FMT, buf, offset))
         return Event(decode(content), when, decode(etype), repeat, anchor, prio, flags & _REMINDED,
-                     (flags & _COMPLETED) >> 1, done_at, i, learned, (flags & _TOLD) >> 2)
+                     (flags & _COMPLETED) >> 1, done_at, i, learned, (flags & _TOLD) >> 2, emo, inten, sig)
 

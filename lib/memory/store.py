@@ -69,15 +69,15 @@ class Store:
         self._prefs = Preferences(nv, now)
         self._family = Family(nv, now)
         self._notes = {
-            "fact": Notes(nv, now, "fact", "fa", FACT_SIZE, 20, self._archive_oldest, _FACT_ARCHIVE),
-            "trait": Notes(nv, now, "trait", "tr", SHORT_SIZE, 10),
-            "habit": Notes(nv, now, "habit", "hb", SHORT_SIZE, 10),
+            "fact": Notes(nv, now, "fact", "fas", FACT_SIZE, 20, 5, self._archive_oldest, _FACT_ARCHIVE),
+            "trait": Notes(nv, now, "trait", "trs", SHORT_SIZE, 10, 5),
+            "habit": Notes(nv, now, "habit", "hbs", SHORT_SIZE, 10, 5),
             "goal": Notes(nv, now, "goal", "go", GOAL_SIZE, 5),
         }
         self._moments = Moments(nv, now, self._archive_oldest, _MOMENT_ARCHIVE)
         self._chat = Chat(nv, now)
         self._affection = Affection(nv)
-        self._events = Table("schedule", "ev", EVENT_SIZE, 16)
+        self._events = Table("schedule", "evs", EVENT_SIZE, 16, 4)
         for part in (self._profile, self._family, self._prefs, self._notes["fact"], self._notes["trait"],
                      self._notes["habit"], self._moments, self._notes["goal"], self._chat, self._affection):
             tables.append(part.table)
@@ -88,6 +88,7 @@ class Store:
         # Keys the journal holds that the last flush may not have written (the power went first).
         self.replayed = storeload.replay_journal(self.journal, nv) if self.journal is not None else 0
         forget("storeload")
+        forget("relayout")
         self._chat.loaded()
         if self.replayed:
             try:

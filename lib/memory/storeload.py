@@ -9,7 +9,16 @@ from micropython import const
 
 from memory import fs
 from memory.ackjournal import HEAD, HEADER, MAGIC
-from memory.nvstore import _ID_KEY, ENTRY, ERASE_LEN, ERR_LENGTH, ERR_NOT_FOUND, MAX_ID, _mark_used
+from memory.nvstore import (
+    _ID_KEY,
+    ENTRY,
+    ERASE_LEN,
+    ERR_LENGTH,
+    ERR_NOT_FOUND,
+    MAX_ID,
+    OLD_ID_KEY,
+    _mark_used,
+)
 
 _CHUNK = const(256)  # bytes read at a time to check a journal record
 
@@ -66,12 +75,12 @@ def check_journal(journal):
 
 
 def load_tables(nv):
-    """Fill every table from NVS; missing keys are empty slots."""
-    try:
-        nv._saved_id = max(0, nv._nvs.get_i32(_ID_KEY))
-    except OSError as e:
-        if e.args[0] != ERR_NOT_FOUND:
-            raise
+    """Fill every table from NVS; missing keys are empty slots. A store of the old layout (or none
+    yet) is moved to the current one first (memory.relayout)."""
+    counter = _i32(nv, _ID_KEY)
+    if counter is not None:
+        nv._saved_id = max(0, counter)
+    old = counter is None or _i32(nv, OLD_ID_KEY) is not None
     top = 0
     for t in nv.tables:
         block = t.size * t.per_key
@@ -97,6 +106,19 @@ def load_tables(nv):
             top = max(top, used_top)
     nv.next_id = max(nv._saved_id, top) + 1
     nv._logged_id = nv.next_id - 1
+    if old:
+        from memory import relayout  # unloaded by memory.store with this module
+
+        relayout.migrate(nv)
+
+
+def _i32(nv, key):
+    try:
+        return nv._nvs.get_i32(key)
+    except OSError as e:
+        if e.args[0] != ERR_NOT_FOUND:
+            raise
+    return None
 
 
 def _replay_record(nv, record):
@@ -113,14 +135,20 @@ def _replay_record(nv, record):
         key = record.read(klen).decode()
         dlen = struct.unpack("<H", record.read(2))[0]
         t, n = _find_key(nv, key)
-        block = t.size * t.per_key if t is not None else 0
+        if t is None:  # a key of the old layout goes to its slot in the new one, if it is one
+            from memory import relayout
+
+            got = relayout.take_image(nv, key, dlen, record)
+            taken += got
+            continue
+        block = t.size * t.per_key
         if dlen == ERASE_LEN:
-            if t is None or t.per_key != 1:
+            if t.per_key != 1:
                 continue
             for i in range(n * block, (n + 1) * block):
                 t.buf[i] = 0
             t.used[n] = 0
-        elif t is None or dlen != block:
+        elif dlen != block:
             while dlen:  # an image this store cannot take: read past it
                 dlen -= len(record.read(dlen if dlen < ENTRY else ENTRY))
             continue

@@ -115,12 +115,13 @@ class WrongInside(Base, unittest.TestCase):
         device = self.boot()
         err, text = call(device, "memory", {"action": "write", "type": "fact", "content": "之前的事实"})
         self.assertFalse(err, text)
-        fact_block = len(device.store._notes["fact"].table.buf) // 20
+        facts = device.store._notes["fact"].table
+        fact_block = facts.size * facts.per_key
         bad = [
             struct.pack("<I", 5) + b"\x20fa",  # a key longer than the record
             struct.pack("<I", 5) + key_image(b"f\xffa0", bytes(fact_block)),  # a key that is not UTF-8
             struct.pack("<I", 0xFFFFFFF0),  # an id counter no NVS i32 can hold
-            struct.pack("<I", 5) + key_image(b"fa1", b"\xf0\xff\xff\xff" + bytes(fact_block - 4)),  # a record id past 2^31
+            struct.pack("<I", 5) + key_image(b"fas1", b"\xf0\xff\xff\xff" + bytes(fact_block - 4)),  # a record id past 2^31
             struct.pack("<I", 5) + b"\x03fa2\x10",  # a length cut short
         ]
         with open(self.data + "/acked.jnl", "ab") as f:

@@ -233,7 +233,7 @@ class Events(unittest.TestCase):
         self.assertIn("capacity is 16", _errmsg(self, self.s.add_event, Event("x", T0)))
         self.s.delete_event(self.s.events()[0])
         self.assertIn("priority must be 1-5", _errmsg(self, self.s.add_event, Event("x", T0, priority=9)))
-        self.assertIn("repeat must be 0-3", _errmsg(self, self.s.add_event, Event("x", T0, repeat=4)))
+        self.assertIn("repeat must be 0-4", _errmsg(self, self.s.add_event, Event("x", T0, repeat=5)))
         self.assertIn("no event with id", _errmsg(self, self.s.update_event, Event("x", T0, id=999)))
 
     def test_long_content_cut_and_reported_on_the_event(self):

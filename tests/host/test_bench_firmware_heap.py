@@ -41,7 +41,7 @@ def test_code_a_deployment_does_not_use_is_not_loaded():
     loaded = set(run_bench("--forms", "py")["modules_loaded"])
     assert "memory.server" in loaded and "memory.ws" in loaded
     for name in ("links", "endpoint", "xiaozhi", "outlink", "wsclient", "startup", "config", "selftest", "wshttp", "keyed",
-                 "tool_schema", "schema", "gate", "assemble", "storeload", "mcplist", "schededit", "wsclose", "clocktext",
+                 "tool_schema", "schema", "gate", "assemble", "storeload", "relayout", "mcplist", "schededit", "wsclose", "clocktext",
                  "fieldcodes", "backup", "affinity"):
         assert "memory." + name not in loaded, name
     with_links = set(run_bench("--forms", "py", "--links")["modules_loaded"])
