@@ -179,9 +179,13 @@ def _restore(memory, kind, record):
 def _restore_event(store, record):
     fields = {}
     for name in ("when", "content", "event_type", "repeat", "anchor_day", "priority", "reminded", "completed",
-                 "completed_at", "learned_at", "told"):
+                 "completed_at", "learned_at", "told", "emotion", "intensity", "significance"):
         if name in record:
             fields[name] = record[name]
+    if "emotion" in fields:
+        from memory.fieldcodes import emotion_code
+
+        fields["emotion"] = emotion_code(fields["emotion"])
     if "when" not in fields and "datetime" in record:  # an export written before schedules kept `when`
         fields["when"] = clock.parse_local_datetime(record["datetime"])
     if isinstance(fields.get("repeat"), str):

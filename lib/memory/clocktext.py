@@ -6,6 +6,7 @@ from memory.refusal import Refusal
 
 _DATE_EXAMPLE = "2026-05-01"
 _TIME_EXAMPLE = "2026-05-01 14:00"
+_YEARLY_EXAMPLE = "03-15"
 
 
 def check_settable(unix):
@@ -51,3 +52,27 @@ def parse_local_datetime(text, field="datetime"):
     if not 0 <= h <= 23 or not 0 <= mi <= 59:
         raise Refusal("%s has no such time of day: %r" % (field, text), "format", field, text, _TIME_EXAMPLE)
     return clock.from_local(y, m, d, h, mi)
+
+
+def is_month_day(text):
+    """Whether `text` is given as an anniversary: MM-DD, or MM-DD HH:MM."""
+    return isinstance(text, str) and len(text) in (5, 11) and text[2:3] == "-"
+
+
+def parse_month_day(text, now, field="datetime"):
+    """'MM-DD' or 'MM-DD HH:MM' (local; 09:00 when no time is given) -> (Unix seconds of the next
+    time it comes, at or after `now`, day of month). 02-29 falls on 02-28 in other years."""
+    full = text + " 09:00" if len(text) == 5 else text
+    if full[5] != " " or full[8] != ":" or not clock.ascii_digits(full[:2] + full[3:5] + full[6:8] + full[9:]):
+        raise Refusal("%s must be MM-DD or MM-DD HH:MM for a yearly date, got %r" % (field, text), "format", field,
+                      text, _YEARLY_EXAMPLE)
+    m, d, h, mi = int(full[:2]), int(full[3:5]), int(full[6:8]), int(full[9:])
+    if not 1 <= m <= 12 or not 1 <= d <= clock.days_in_month(2000, m) or h > 23 or mi > 59:
+        raise Refusal("%s is not a date of the year: %r" % (field, text), "format", field, text, _YEARLY_EXAMPLE)
+    y = clock.local_parts(now)[0]
+    while True:
+        last = clock.days_in_month(y, m)
+        when = clock.from_local(y, m, d if d < last else last, h, mi)
+        if when >= now:
+            return when, d
+        y += 1

@@ -4,10 +4,10 @@
 
 from micropython import const
 
-from memory import clock, schedule
-from memory.records import trim
+from memory import clock, clocktext, schedule
+from memory.records import EVENT_TYPE_BYTES, int_value, trim
 from memory.refusal import Refusal
-from memory.schedule import CLOCK_UNSET, next_occurrence, parse_repeat, to_dict
+from memory.schedule import CLOCK_UNSET, YEARLY, next_occurrence, parse_repeat, to_dict
 
 _DAY = const(86400)
 _SLOT_STEP = const(1800)
@@ -35,16 +35,33 @@ def suggest(sched, when):
     return [clock.format_local(t)[11:] for t in sorted(found[:_MAX_SUGGESTIONS])]
 
 
-def add(sched, content, datetime_text, repeat=None, priority=None, force=False, now=None):
+def add(sched, content, datetime_text, repeat=None, priority=None, force=False, now=None, fields=None):
+    """A new schedule. `fields` may give event_type, emotion, intensity and significance (seed 003's
+    event). A date given as MM-DD is an anniversary: it repeats yearly, and as it names a day rather
+    than an appointment, it is not checked for conflicts."""
     sent = content
     content = _check_content(content)
-    when = clock.parse_local_datetime(datetime_text)
     rep = parse_repeat(repeat)
+    day_only = False
+    if clocktext.is_month_day(datetime_text):
+        if rep and rep != YEARLY:
+            raise Refusal("a MM-DD date comes back every year: repeat must be yearly or left out, got %r" % (repeat,),
+                          "choice", "repeat", repeat, ("none", "yearly"))
+        when, anchor = clocktext.parse_month_day(datetime_text, clock.now() if now is None else now)
+        rep = YEARLY
+        day_only = len(datetime_text) == 5
+    else:
+        when = clock.parse_local_datetime(datetime_text)
+        anchor = clock.local_parts(when)[2]
     prio = parse_priority(priority)
+    etype, emotion, intensity, significance = _details(fields or {})
     for ev in sched.active():
         if ev.content == content and ev.when == when:
-            return {"result": "NOOP", "schedule": to_dict(ev)}
-    clash = conflicts(sched, when)
+            if (ev.event_type, ev.emotion, ev.intensity, ev.significance) == (etype, emotion, intensity, significance):
+                return {"result": "NOOP", "schedule": to_dict(ev)}
+            ev.event_type, ev.emotion, ev.intensity, ev.significance = etype, emotion, intensity, significance
+            return {"result": sched.store.update_event(ev), "schedule": to_dict(ev)}
+    clash = [] if day_only else conflicts(sched, when)
     if clash and not force:
         return {
             "result": "CONFLICT",
@@ -56,9 +73,12 @@ def add(sched, content, datetime_text, repeat=None, priority=None, force=False, 
     ev.content = content
     ev.when = when
     ev.repeat = rep
-    ev.anchor_day = clock.local_parts(when)[2]
+    ev.anchor_day = anchor
     ev.priority = prio
-    ev.event_type = "schedule"
+    ev.event_type = etype
+    ev.emotion = emotion
+    ev.intensity = intensity
+    ev.significance = significance
     ev.reminded = 0
     ev.told = 0
     ev.completed = 0
@@ -168,6 +188,31 @@ def _check_content(content):
         raise Refusal("content must be at most %d bytes of UTF-8, got %d" % (_MAX_CONTENT, len(content.encode())),
                       "bytes", "content", content, _MAX_CONTENT)
     return content
+
+
+def _details(fields):
+    """(event_type, emotion code, intensity, significance) from a write's fields, checked."""
+    etype = fields.get("event_type")
+    if etype is None or isinstance(etype, str) and not trim(etype):
+        etype = "schedule"
+    elif not isinstance(etype, str):
+        raise Refusal("event_type must be a string, got %r" % (etype,), "type", "event_type", etype, "string")
+    else:
+        etype = trim(etype)
+        if len(etype.encode()) > EVENT_TYPE_BYTES:
+            raise Refusal("event_type must be at most %d bytes of UTF-8, got %d" % (EVENT_TYPE_BYTES, len(etype.encode())),
+                          "bytes", "event_type", etype, EVENT_TYPE_BYTES)
+    emotion = fields.get("emotion")
+    if emotion is None:
+        emotion = 0
+    else:
+        from memory import fieldcodes
+
+        emotion = fieldcodes.emotion_code(emotion)
+    intensity = fields.get("intensity")
+    significance = fields.get("significance")
+    return (etype, emotion, 3 if intensity is None else int_value("intensity", intensity, 1, 5),
+            3 if significance is None else int_value("significance", significance, 1, 5))
 
 
 def parse_priority(priority):

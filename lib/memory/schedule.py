@@ -3,9 +3,11 @@
 from micropython import const
 
 from memory import clock
+from memory.records import EMOTIONS
 from memory.refusal import Refusal
 
-REPEATS = ("none", "daily", "weekly", "monthly")
+REPEATS = ("none", "daily", "weekly", "monthly", "yearly")
+YEARLY = const(4)  # an anniversary: a date given as MM-DD comes back every year
 _DAY = const(86400)
 _DURATION = const(3600)  # a schedule is taken to last an hour when checking conflicts
 _REMIND_AHEAD = const(3600)
@@ -24,19 +26,24 @@ def parse_repeat(repeat):
     if repeat is None or repeat == "":
         return 0
     if repeat not in REPEATS:
-        raise Refusal("repeat must be one of none, daily, weekly, monthly, got %r" % (repeat,), "choice", "repeat", repeat, REPEATS)
+        raise Refusal("repeat must be one of none, daily, weekly, monthly, yearly, got %r" % (repeat,), "choice", "repeat",
+                      repeat, REPEATS)
     return REPEATS.index(repeat)
 
 
 def next_occurrence(when, repeat, anchor_day):
-    """The start after `when` of a repeating schedule; monthly keeps `anchor_day`, clamped to month end."""
+    """The start after `when` of a repeating schedule; monthly and yearly keep `anchor_day`, clamped
+    to the month's end (an anniversary on 02-29 falls on 02-28 in other years)."""
     if repeat == 1:
         return when + _DAY
     if repeat == 2:
         return when + 7 * _DAY
-    if repeat == 3:
+    if repeat == 3 or repeat == YEARLY:
         y, m, d, h, mi = clock.local_parts(when)[:5]
-        m += 1
+        if repeat == YEARLY:
+            y += 1
+        else:
+            m += 1
         if m > 12:
             m, y = 1, y + 1
         day = anchor_day or d
@@ -53,6 +60,10 @@ def to_dict(ev):
         "priority": ev.priority,
         "reminded": ev.reminded,
         "completed": ev.completed,
+        "event_type": ev.event_type,
+        "emotion": EMOTIONS[ev.emotion] if ev.emotion < len(EMOTIONS) else "neutral",
+        "intensity": ev.intensity,
+        "significance": ev.significance,
     }
 
 
@@ -72,8 +83,8 @@ class Schedules:
 
     # Changes (memory.schededit): add one, complete or delete the one `content` names.
 
-    def add(self, content, datetime_text, repeat=None, priority=None, force=False, now=None):
-        return _edit().add(self, content, datetime_text, repeat, priority, force, now)
+    def add(self, content, datetime_text, repeat=None, priority=None, force=False, now=None, fields=None):
+        return _edit().add(self, content, datetime_text, repeat, priority, force, now, fields)
 
     def find(self, content, datetime_text=None, completed_too=False):
         return _edit().find(self, content, datetime_text, completed_too)
@@ -166,6 +177,8 @@ def reminder_text(item, language="zh"):
     """The sentence a companion says for a reminder, by urgency, in `language` (zh or en)."""
     hhmm = item["datetime"][11:]
     en = language == "en"
+    if item["repeat"] == "yearly" and not item["missed"]:
+        return ("Today is %s." if en else "今天是「%s」。") % item["content"]
     if item["missed"]:
         return ("You missed a plan: %s (it was at %s)." if en else "你错过了一个日程：%s（原定 %s）。") % (
             item["content"], item["datetime"])

@@ -217,7 +217,7 @@ class MemoryService:
     def write(self, kind, args):
         if kind == "schedule":
             return self.schedules.add(args.get("content"), args.get("datetime"), args.get("repeat"),
-                                      args.get("priority"), bool(args.get("force")))
+                                      args.get("priority"), bool(args.get("force")), fields=args)
         if kind == "coins":
             out = self.store.add_coins(coin_amount(args))
             out["relationship"] = _affinity().describe(self.store.affection()["total_coins_spent"])

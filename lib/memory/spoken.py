@@ -18,7 +18,7 @@ _ZH_WORDS = (
     "|fact=事实|trait=性格|habit=习惯|moment=特别时刻|goal=目标|schedule=日程|chat=聊天记录"
     "|coins=金币|mood=心情|event=事件|keyed=主机记忆|affection=亲密度"
     "|read=读取|write=写入|delete=删除|complete_schedule=完成日程|recall=回忆|search=搜索"
-    "|none=不重复|daily=每天|weekly=每周|monthly=每月"
+    "|none=不重复|daily=每天|weekly=每周|monthly=每月|yearly=每年|event_type=事件类型|significance=重要性"
     "|neutral=平静|happy=开心|sad=难过|excited=兴奋|worried=担心|touched=感动"
     "|male=男|female=女|other=其他"
     "|string=文字|integer=整数|number=数字|boolean=是或否|array=列表|object=对象|"

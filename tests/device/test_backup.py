@@ -108,6 +108,8 @@ def fill(dev):
     dev.ask(action="write", type="schedule", content="钢琴课", datetime="2026-01-10 16:00", repeat="weekly")
     dev.ask(action="write", type="schedule", content="看牙医", datetime="2026-01-09 10:00", priority=5)
     dev.ask(action="write", type="schedule", content="交作业", datetime="2026-01-11 09:00")
+    dev.ask(action="write", type="schedule", content="妈妈生日", datetime="03-15", event_type="生日", emotion="touched",
+            intensity=5, significance=5)  # seed 003's event fields and a yearly date
     dev.ask(action="complete_schedule", content="钢琴课")  # a repeating one moves to its next time
     dev.ask(action="complete_schedule", content="交作业")  # a one-off one stays, completed
     ev = dev.store.events()[0]
@@ -144,7 +146,7 @@ class Backup(unittest.TestCase):
         kinds = _kinds(first)
         self.assertEqual(kinds["archive"], 5)
         self.assertEqual(kinds["chat"], 30)
-        self.assertEqual(kinds["schedule"], 3)
+        self.assertEqual(kinds["schedule"], 4)
         self.assertEqual(kinds["fact"], 19)  # 24 written, the oldest 5 archived at the 21st
         self.assertEqual(kinds["keyed"], 1)
         b = Device("b")
@@ -176,6 +178,9 @@ class Backup(unittest.TestCase):
         self.assertEqual(schedules["钢琴课"]["completed"], 0)
         self.assertEqual(schedules["钢琴课"]["repeat"], 2)
         self.assertEqual(schedules["看牙医"]["reminded"], 1)
+        birthday = schedules["妈妈生日"]
+        self.assertEqual((birthday["repeat"], birthday["event_type"], birthday["emotion"], birthday["intensity"],
+                          birthday["significance"]), (4, "生日", "touched", 5, 5))
         affection = by_kind["affection"][0]
         self.assertEqual((affection["total_coins_spent"], affection["mood"], affection["soul_state_code"],
                           affection["interactions"]), (42, "开心", 6, 7))

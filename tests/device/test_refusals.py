@@ -130,3 +130,52 @@ class LongScheduleText(unittest.TestCase):
         self.assertEqual(self.refusal("zh", "去" * 30), "内容太长了，最多能存 21 个汉字或 64 个字母。")
         text = self.refusal("en", "walk the dog " * 6)
         self.assertEqual(text, "The content is too long: it holds at most 21 Chinese characters or 64 letters.")
+
+
+class EventFields(unittest.TestCase):
+    # Seed 003's event: event_type of 16 bytes, emotion, significance, MM-DD anniversary dates.
+    def setUp(self):
+        self.before = clock.now()
+        clock.set_now(1767225600)  # 2026-01-01 00:00 UTC
+
+    def tearDown(self):
+        clock.set_now(self.before)
+        clock.set_utc_offset(0)
+
+    def device(self, language):
+        esp32.configure_nvs(None, reserve=200)
+        return app.Device(config.validate({"language": language}), data="/nonexistent-data")
+
+    def write(self, device, **fields):
+        args = {"action": "write", "type": "schedule", "content": "妈妈生日", "datetime": "03-15"}
+        args.update(fields)
+        return call(device, "memory", args)
+
+    def test_fields_are_written_and_read_back(self):
+        device = self.device("zh")
+        err, out = self.write(device, event_type="家人生日", emotion="开心", intensity=4, significance=5)
+        self.assertFalse(err, out)
+        err, out = call(device, "memory", {"action": "read", "type": "schedule"})
+        got = out["items"][0]
+        self.assertEqual((got["datetime"], got["repeat"], got["event_type"], got["emotion"], got["intensity"],
+                          got["significance"]), ("2026-03-15 09:00", "yearly", "家人生日", "happy", 4, 5))
+
+    def test_bad_values_are_refused_in_the_devices_language(self):
+        cases = (
+            ({"event_type": "生日" * 3}, "事件类型太长了，最多能存 5 个汉字或 16 个字母。",
+             "The event type is too long: it holds at most 5 Chinese characters or 16 letters."),
+            ({"significance": 9}, "重要性要在这个范围：1 到 5，收到的是9。",
+             "The significance should be from 1 to 5, not 9."),
+            ({"datetime": "02-30"}, "时间的格式不对：02-30。要像 03-15 这样。",
+             "The datetime should look like 03-15, not 02-30."),
+            ({"repeat": "weekly"}, "没有这个重复方式：weekly。可以用：不重复、每年。",
+             "There is no repeat called weekly. You can use: none, yearly."),
+        )
+        for language in ("zh", "en"):
+            device = self.device(language)
+            for fields, zh, en in cases:
+                err, text = self.write(device, **fields)
+                self.assertTrue(err, fields)
+                self.assertEqual(text, zh if language == "zh" else en)
+            err, out = call(device, "memory", {"action": "read", "type": "schedule"})
+            self.assertEqual(out["items"], [])

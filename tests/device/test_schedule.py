@@ -60,6 +60,74 @@ class Repeats(unittest.TestCase):
         self.assertEqual(clock.format_local(schedule.next_occurrence(at("2028-02-28 07:00"), 1, 28)), "2028-02-29 07:00")
 
 
+    def test_yearly_keeps_month_and_day_and_a_leap_day_falls_on_the_28th(self):
+        t = at("2028-02-29 09:00")
+        seen = []
+        for _ in range(5):
+            t = schedule.next_occurrence(t, schedule.YEARLY, 29)
+            seen.append(clock.format_local(t))
+        self.assertEqual(seen, ["2029-02-28 09:00", "2030-02-28 09:00", "2031-02-28 09:00", "2032-02-29 09:00",
+                                "2033-02-28 09:00"])
+        self.assertEqual(clock.format_local(schedule.next_occurrence(at("2026-12-31 20:00"), 4, 31)), "2027-12-31 20:00")
+
+
+class Anniversaries(unittest.TestCase):
+    # Seed 003: an event's date may be MM-DD, a date that comes back every year (birthdays, anniversaries).
+    def setUp(self):
+        self.store = ListStore()
+        self.s = schedule.Schedules(self.store, Event)
+        self.now = at("2026-02-05 08:00")
+
+    def test_a_month_day_date_is_the_next_one_and_repeats_every_year(self):
+        self.s.add("团队会议", "2026-03-15 09:00", now=self.now)
+        r = self.s.add("妈妈生日", "03-15", now=self.now, fields={"event_type": "生日", "emotion": "happy",
+                                                                   "intensity": 4, "significance": 5})
+        self.assertEqual(r["result"], "ADDED")  # a day, not an appointment: no conflict with the meeting
+        got = r["schedule"]
+        self.assertEqual((got["datetime"], got["repeat"], got["event_type"], got["emotion"], got["intensity"],
+                          got["significance"]), ("2026-03-15 09:00", "yearly", "生日", "happy", 4, 5))
+        r = self.s.add("结婚纪念日", "01-10 19:30", now=self.now)  # passed this year: next year's
+        self.assertEqual((r["schedule"]["datetime"], r["schedule"]["repeat"]), ("2027-01-10 19:30", "yearly"))
+        self.assertEqual(self.s.add("妈妈生日", "03-15", now=self.now,
+                                    fields={"event_type": "生日", "emotion": "happy", "intensity": 4,
+                                            "significance": 5})["result"], "NOOP")
+
+    def test_reminded_on_the_day_each_year(self):
+        self.s.add("妈妈生日", "03-15", now=self.now, fields={"event_type": "生日"})
+        due = self.s.take_due(at("2026-03-15 08:10"))
+        self.assertEqual([d["text"] for d in due], ["今天是「妈妈生日」。"])
+        self.assertEqual(self.s.take_due(at("2026-03-15 08:20")), [])
+        due = self.s.take_due(at("2027-03-15 08:30"))  # nobody completed it: it comes back next year
+        self.assertEqual([(d["datetime"], d["missed"]) for d in due], [("2027-03-15 09:00", False)])
+        r = self.s.complete("妈妈生日", now=at("2027-03-15 12:00"))
+        self.assertEqual(r["next"]["datetime"], "2028-03-15 09:00")
+        en = schedule.Schedules(self.store, Event, "en")
+        self.assertEqual([d["text"] for d in en.take_due(at("2028-03-15 08:05"))], ["Today is 妈妈生日."])
+
+    def test_bad_dates_and_fields_are_refused_and_store_nothing(self):
+        for datetime_text, fields, repeat, field in (
+            ("13-01", None, None, "datetime"),
+            ("02-30", None, None, "datetime"),
+            ("3-15 9:00", None, None, "datetime"),
+            ("03-15 25:00", None, None, "datetime"),
+            ("０３-15", None, None, "datetime"),
+            ("03-15", None, "weekly", "repeat"),
+            ("03-15", {"event_type": "纪念日纪念日纪念日"}, None, "event_type"),
+            ("03-15", {"event_type": 7}, None, "event_type"),
+            ("03-15", {"significance": 6}, None, "significance"),
+            ("03-15", {"significance": 0}, None, "significance"),
+            ("03-15", {"intensity": 9}, None, "intensity"),
+            ("03-15", {"emotion": "angry"}, None, "emotion"),
+        ):
+            try:
+                self.s.add("生日", datetime_text, repeat, now=self.now, fields=fields)
+            except ValueError as e:
+                self.assertEqual(e.field, field, str(e))
+            else:
+                self.fail("accepted %r %r" % (datetime_text, fields))
+        self.assertEqual(self.store.items, [])
+
+
 class Writes(unittest.TestCase):
     def setUp(self):
         self.store = ListStore()
@@ -70,7 +138,7 @@ class Writes(unittest.TestCase):
         for kwargs, field in (
             ({"datetime_text": "2026-02-30 10:00"}, "datetime"),
             ({"datetime_text": "2026-02-05 25:00"}, "datetime"),
-            ({"datetime_text": "2026-02-05 10:00", "repeat": "yearly"}, "repeat"),
+            ({"datetime_text": "2026-02-05 10:00", "repeat": "hourly"}, "repeat"),
             ({"datetime_text": "2026-02-05 10:00", "priority": 6}, "priority"),
             ({"datetime_text": "2026-02-05 10:00", "priority": 0}, "priority"),
         ):

@@ -43,6 +43,19 @@ def test_write_ops_are_validated():
         ops.write("hobby", "x")
 
 
+def test_schedule_ops_carry_seed_003_event_fields_and_yearly_dates():
+    op = ops.write("schedule", "妈妈生日", datetime="03-15", event_type="生日", emotion="happy", intensity=4,
+                   significance=5)
+    assert (op["datetime"], op["event_type"], op["emotion"], op["significance"]) == ("03-15", "生日", "happy", 5)
+    assert ops.write("schedule", "纪念日", datetime="06-01 19:30", repeat="yearly")["repeat"] == "yearly"
+    for fields, name in (({"event_type": "纪念日" * 2}, "event_type"), ({"significance": 6}, "significance"),
+                         ({"emotion": "angry"}, "emotion"), ({"datetime": "3-15"}, "datetime"),
+                         ({"datetime": "2026-03-15"}, "datetime"), ({"intensity": 0}, "intensity")):
+        args = {"datetime": "03-15", **fields}
+        with pytest.raises(ValueError, match=name):
+            ops.write("schedule", "生日", **args)
+
+
 def test_batches_hold_at_most_64_ops_with_distinct_ids():
     many = [ops.del_mem(f"mem_{i}") for i in range(130)]
     batches = ops.make_batches("changes", many)

@@ -18,8 +18,8 @@ _LABELS_EN = {
     "like": "likes", "dislike": "dislikes", "family": "family", "schedule": "schedule",
     "fact": "noted", "trait": "trait", "habit": "habit", "goal": "goal", "moment": "moment",
 }
-_REPEATS_ZH = {"daily": "每天", "weekly": "每周", "monthly": "每月"}
-_REPEATS_EN = {"daily": "every day", "weekly": "every week", "monthly": "every month"}
+_REPEATS_ZH = {"daily": "每天", "weekly": "每周", "monthly": "每月", "yearly": "每年"}
+_REPEATS_EN = {"daily": "every day", "weekly": "every week", "monthly": "every month", "yearly": "every year"}
 
 _ASKS = re.compile(
     r"[?？]|什么|几|哪|谁|吗|呢|多少|多大|来着|记得|日程|安排|\b(?:what|who|when|where|how|which)\b|\bdo you (?:know|remember)\b"

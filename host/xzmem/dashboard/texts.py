@@ -171,6 +171,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "repeat.daily": ("每天", "daily"),
     "repeat.weekly": ("每周", "weekly"),
     "repeat.monthly": ("每月", "monthly"),
+    "repeat.yearly": ("每年", "yearly"),
     "gender.male": ("男", "male"),
     "gender.female": ("女", "female"),
     "gender.other": ("其他", "other"),

@@ -19,8 +19,11 @@ WRITE_TYPES = (
     "name", "age", "gender", "location", "birthday", "like", "dislike", "family",
     "fact", "trait", "habit", "moment", "goal", "schedule",
 )
-REPEATS = ("none", "daily", "weekly", "monthly")
-DATETIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
+REPEATS = ("none", "daily", "weekly", "monthly", "yearly")
+EMOTIONS = ("neutral", "happy", "sad", "excited", "worried", "touched")
+EVENT_TYPE_MAX_BYTES = 16
+# A schedule's time; a date without its year (MM-DD, time optional) is a yearly one, like a birthday.
+DATETIME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}|\d{2}-\d{2}( \d{2}:\d{2})?)$")
 _KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -122,7 +125,8 @@ def del_mem(key: str) -> dict:
 
 
 def write(type_: str, content: str, **fields) -> dict:
-    """A `write` op with the `memory` tool's fields (schedule: datetime, repeat, priority)."""
+    """A `write` op with the `memory` tool's fields (schedule: datetime, repeat, priority, event_type,
+    emotion, intensity, significance)."""
     if type_ not in WRITE_TYPES:
         raise ValueError("type must be one of {}, got {!r}".format("|".join(WRITE_TYPES), type_))
     op = {"op": "write", "type": type_, "content": content}
@@ -160,11 +164,18 @@ def validate_op(op: dict) -> None:
             raise ValueError("write.content must be a non-empty string, got {!r}".format(op.get("content")))
         if op["type"] == "schedule":
             if not DATETIME_RE.match(op.get("datetime", "")):
-                raise ValueError("schedule datetime must be YYYY-MM-DD HH:MM, got {!r}".format(op.get("datetime")))
+                raise ValueError("schedule datetime must be YYYY-MM-DD HH:MM or MM-DD (yearly), got {!r}".format(
+                    op.get("datetime")))
             if op.get("repeat", "none") not in REPEATS:
-                raise ValueError("schedule repeat must be none|daily|weekly|monthly, got {!r}".format(op.get("repeat")))
-            if not 1 <= int(op.get("priority", 3)) <= 5:
-                raise ValueError("schedule priority must be 1-5, got {!r}".format(op.get("priority")))
+                raise ValueError("schedule repeat must be {}, got {!r}".format("|".join(REPEATS), op.get("repeat")))
+            for name in ("priority", "intensity", "significance"):
+                if not 1 <= int(op.get(name, 3)) <= 5:
+                    raise ValueError(f"schedule {name} must be 1-5, got {op.get(name)!r}")
+            if len(str(op.get("event_type", "")).encode("utf-8")) > EVENT_TYPE_MAX_BYTES:
+                raise ValueError("schedule event_type must be <= {} bytes of UTF-8, got {!r}".format(
+                    EVENT_TYPE_MAX_BYTES, op.get("event_type")))
+            if op.get("emotion", "neutral") not in EMOTIONS:
+                raise ValueError("schedule emotion must be one of {}, got {!r}".format("|".join(EMOTIONS), op.get("emotion")))
     elif kind == "delete":
         if op.get("type") not in WRITE_TYPES:
             raise ValueError("delete.type must be a memory type, got {!r}".format(op.get("type")))
