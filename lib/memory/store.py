@@ -236,7 +236,7 @@ class Store:
         return ADDED
 
     def update_event(self, ev):
-        """Replace the stored event with ev.id: one record, one key, so one atomic NVS write."""
+        """Replace the stored event with ev.id: one write of its key, atomic in NVS."""
         slot = self._events.find_id(ev.id)
         if slot < 0:
             raise ValueError("no event with id %r" % (ev.id,))
