@@ -73,4 +73,5 @@ def archive_aged_steps(store, now, max_age_days, event_grace, events):
 
 def _event_item(ev):
     return {"id": ev.id, "type": "event", "learned_at": ev.learned_at, "content": ev.content, "when": ev.when,
-            "event_type": ev.event_type, "priority": ev.priority, "repeat": ev.repeat, "completed": ev.completed}
+            "event_type": ev.event_type, "priority": ev.priority, "repeat": ev.repeat, "completed": ev.completed,
+            "emotion": ev.emotion, "intensity": ev.intensity, "significance": ev.significance}

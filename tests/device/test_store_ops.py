@@ -186,17 +186,19 @@ class NotesAndArchive(unittest.TestCase):
     def test_archive_aged_facts_moments_and_past_one_off_events(self):
         self.s.write("fact", {"content": "old fact"})
         self.s.write("moment", {"content": "old moment"})
-        self.s.add_event(Event("dentist", T0 + 3600))
+        self.s.add_event(Event("dentist", T0 + 3600, "看牙", emotion=4, intensity=2, significance=4))
         self.s.add_event(Event("daily walk", T0 + 3600, repeat=1))
+        self.s.add_event(Event("mum's birthday", T0 + 3600, "生日", repeat=4))  # yearly: never past
         self.clock.t = T0 + 20 * DAY
         self.s.write("fact", {"content": "new fact"})
         self.s.add_event(Event("future", T0 + 40 * DAY))
         out = self.s.archive_aged(T0 + 31 * DAY)
         self.assertEqual((out["fact"], out["moment"], out["event"]), (1, 1, 1))
         self.assertEqual([x["content"] for x in self.s.read("fact")], ["new fact"])
-        self.assertEqual(sorted(e.content for e in self.s.events()), ["daily walk", "future"])
+        self.assertEqual(sorted(e.content for e in self.s.events()), ["daily walk", "future", "mum's birthday"])
         ev = [i for i in self.archive.items if i["type"] == "event"][0]
         self.assertEqual((ev["content"], ev["when"], ev["repeat"]), ("dentist", T0 + 3600, 0))
+        self.assertEqual((ev["event_type"], ev["emotion"], ev["intensity"], ev["significance"]), ("看牙", 4, 2, 4))
         self.assertEqual(self.s.pending(), 0)
 
     def test_archive_aged_does_nothing_without_a_clock(self):
