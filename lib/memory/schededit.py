@@ -4,7 +4,7 @@
 
 from micropython import const
 
-from memory import clock, clocktext, schedule
+from memory import clock, schedule
 from memory.records import EVENT_TYPE_BYTES, int_value, trim
 from memory.refusal import Refusal
 from memory.schedule import CLOCK_UNSET, YEARLY, next_occurrence, parse_repeat, to_dict
@@ -43,6 +43,8 @@ def add(sched, content, datetime_text, repeat=None, priority=None, force=False, 
     content = _check_content(content)
     rep = parse_repeat(repeat)
     day_only = False
+    from memory import clocktext  # a date is always read here; the other changes may need none
+
     if clocktext.is_month_day(datetime_text):
         if rep and rep != YEARLY:
             raise Refusal("a MM-DD date comes back every year: repeat must be yearly or left out, got %r" % (repeat,),
@@ -54,13 +56,14 @@ def add(sched, content, datetime_text, repeat=None, priority=None, force=False, 
         when = clock.parse_local_datetime(datetime_text)
         anchor = clock.local_parts(when)[2]
     prio = parse_priority(priority)
-    etype, emotion, intensity, significance = _details(fields or {})
+    details = _details(fields or {})
     for ev in sched.active():
         if ev.content == content and ev.when == when:
-            if (ev.event_type, ev.emotion, ev.intensity, ev.significance) == (etype, emotion, intensity, significance):
-                return {"result": "NOOP", "schedule": to_dict(ev)}
-            ev.event_type, ev.emotion, ev.intensity, ev.significance = etype, emotion, intensity, significance
-            return {"result": sched.store.update_event(ev), "schedule": to_dict(ev)}
+            # The same schedule again: only the details it names change (none: NOOP).
+            changed = [name for name in details if getattr(ev, name) != details[name]]
+            for name in changed:
+                setattr(ev, name, details[name])
+            return {"result": sched.store.update_event(ev) if changed else "NOOP", "schedule": to_dict(ev)}
     clash = [] if day_only else conflicts(sched, when)
     if clash and not force:
         return {
@@ -75,10 +78,10 @@ def add(sched, content, datetime_text, repeat=None, priority=None, force=False, 
     ev.repeat = rep
     ev.anchor_day = anchor
     ev.priority = prio
-    ev.event_type = etype
-    ev.emotion = emotion
-    ev.intensity = intensity
-    ev.significance = significance
+    ev.event_type = details.get("event_type", "schedule")
+    ev.emotion = details.get("emotion", 0)
+    ev.intensity = details.get("intensity", 3)
+    ev.significance = details.get("significance", 3)
     ev.reminded = 0
     ev.told = 0
     ev.completed = 0
@@ -191,28 +194,27 @@ def _check_content(content):
 
 
 def _details(fields):
-    """(event_type, emotion code, intensity, significance) from a write's fields, checked."""
+    """The seed 003 event fields a write names (event_type, emotion as its code, intensity,
+    significance), checked: {name: value}."""
+    out = {}
     etype = fields.get("event_type")
-    if etype is None or isinstance(etype, str) and not trim(etype):
-        etype = "schedule"
-    elif not isinstance(etype, str):
-        raise Refusal("event_type must be a string, got %r" % (etype,), "type", "event_type", etype, "string")
-    else:
+    if etype is not None:
+        if not isinstance(etype, str):
+            raise Refusal("event_type must be a string, got %r" % (etype,), "type", "event_type", etype, "string")
         etype = trim(etype)
         if len(etype.encode()) > EVENT_TYPE_BYTES:
             raise Refusal("event_type must be at most %d bytes of UTF-8, got %d" % (EVENT_TYPE_BYTES, len(etype.encode())),
                           "bytes", "event_type", etype, EVENT_TYPE_BYTES)
-    emotion = fields.get("emotion")
-    if emotion is None:
-        emotion = 0
-    else:
+        if etype:
+            out["event_type"] = etype
+    if fields.get("emotion") is not None:
         from memory import fieldcodes
 
-        emotion = fieldcodes.emotion_code(emotion)
-    intensity = fields.get("intensity")
-    significance = fields.get("significance")
-    return (etype, emotion, 3 if intensity is None else int_value("intensity", intensity, 1, 5),
-            3 if significance is None else int_value("significance", significance, 1, 5))
+        out["emotion"] = fieldcodes.emotion_code(fields["emotion"])
+    for name in ("intensity", "significance"):
+        if fields.get(name) is not None:
+            out[name] = int_value(name, fields[name], 1, 5)
+    return out
 
 
 def parse_priority(priority):

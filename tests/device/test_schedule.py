@@ -91,6 +91,9 @@ class Anniversaries(unittest.TestCase):
         self.assertEqual(self.s.add("妈妈生日", "03-15", now=self.now,
                                     fields={"event_type": "生日", "emotion": "happy", "intensity": 4,
                                             "significance": 5})["result"], "NOOP")
+        self.assertEqual(self.s.add("妈妈生日", "03-15", now=self.now)["result"], "NOOP")  # names no detail
+        r = self.s.add("妈妈生日", "03-15", now=self.now, fields={"significance": 4})
+        self.assertEqual((r["result"], r["schedule"]["significance"], r["schedule"]["event_type"]), ("UPDATED", 4, "生日"))
 
     def test_reminded_on_the_day_each_year(self):
         self.s.add("妈妈生日", "03-15", now=self.now, fields={"event_type": "生日"})
