@@ -3,7 +3,7 @@
 # Each table owns NVS keys "<prefix><n>". A key holds `per_key` records (docs/storage.md): a record
 # is replaced by one atomic write of its key, so a power cut between two writes leaves every record
 # either old or new. Several records share a key so the store stays under 30 % of the partition;
-# deleting the record of a one-record key erases the key. The id counter "ids" is written before the
+# a key whose records are all deleted is erased. The id counter "ids" is written before the
 # records of a flush, so an id handed out is never handed out again after a power cut. (Layout 1
 # kept one record per key and the counter in "nid": memory.relayout moves such a store, once.)
 
@@ -114,6 +114,7 @@ class NvStore:
         self.dirty_since = None
         self.changed_at = None  # when the last change was made
         self.corrupt = []  # keys whose stored blob had the wrong size, ignored at load
+        self.moving = False  # memory.relayout left old-layout keys in NVS (the partition was full)
 
 
     # ---- journal records: the images of the keys changed since the last record ----
@@ -134,7 +135,7 @@ class NvStore:
                 if not t.unlogged[n]:
                     continue
                 key = t.key(n).encode()
-                if t.per_key == 1 and not t.used[n]:
+                if self.erasable(t, n):
                     parts.append(struct.pack("<B", len(key)) + key + _ERASED)
                 else:
                     parts.append(struct.pack("<B", len(key)) + key + struct.pack("<H", block))
@@ -148,6 +149,17 @@ class NvStore:
             for n in range(t.keys()):
                 t.unlogged[n] = 0
 
+
+    def erasable(self, t, n):
+        """Whether key n of `t` is erased rather than written: none of its slots is in use. While
+        memory.relayout has old keys left (`moving`), a shared key is written even when empty: were
+        it missing, the next boot would read its slots from their old keys again."""
+        if t.per_key > 1 and self.moving:
+            return False
+        for s in range(n * t.per_key, (n + 1) * t.per_key):
+            if t.used[s]:
+                return False
+        return True
 
     def keep_ids_above(self, rid):
         if not 0 <= rid <= _MAX_KEPT_ID:
@@ -233,7 +245,7 @@ class NvStore:
                 for n in range(t.keys()):
                     if not t.dirty[n]:
                         continue
-                    empty = t.per_key == 1 and not t.used[n]
+                    empty = self.erasable(t, n)
                     if empty != erasing:
                         continue
                     yield

@@ -71,6 +71,7 @@ def migrate(nv):
         nvs.commit()
     if old_top >= nv.next_id:
         nv.next_id = old_top + 1
+    nv.moving = left > 0
     if left or not (counter or moved):
         return moved
     nvs.set_i32(_ID_KEY, nv.next_id - 1)

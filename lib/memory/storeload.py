@@ -143,11 +143,10 @@ def _replay_record(nv, record):
             continue
         block = t.size * t.per_key
         if dlen == ERASE_LEN:
-            if t.per_key != 1:
-                continue
             for i in range(n * block, (n + 1) * block):
                 t.buf[i] = 0
-            t.used[n] = 0
+            for s in range(n * t.per_key, (n + 1) * t.per_key):
+                t.used[s] = 0
         elif dlen != block:
             while dlen:  # an image this store cannot take: read past it
                 dlen -= len(record.read(dlen if dlen < ENTRY else ENTRY))

@@ -93,6 +93,28 @@ class Batching(unittest.TestCase):
         remove(_PATH)
 
 
+class SharedKeys(unittest.TestCase):
+    def test_a_key_whose_records_are_all_deleted_is_erased_also_through_the_journal(self):
+        from memory.ackjournal import AckJournal
+
+        path = TMP + "/shared_keys.jnl"
+        remove(path)
+        flash = fresh_nvs()
+        s = new_store()
+        ids = [s.write("fact", {"content": "fact %d" % i})["id"] for i in range(6)]  # keys fas0 and fas1
+        s.flush()
+        keys = sorted(i[1] for i in flash.items if i[1][:3] == "fas")
+        self.assertEqual(keys, ["fas0", "fas1"])
+        s = Store(now=Clock(), journal=AckJournal(path))
+        for rid in ids[:5]:
+            s.delete("fact", {"id": rid})
+        s.commit()  # acknowledged; the power goes before any flush
+        again = Store(now=Clock(), journal=AckJournal(path))
+        self.assertEqual([f["content"] for f in again.read("fact")], ["fact 5"])
+        self.assertEqual(sorted(i[1] for i in flash.items if i[1][:3] == "fas"), ["fas1"])
+        remove(path)
+
+
 class Budget(unittest.TestCase):
     def test_every_type_full_leaves_thirty_percent_free(self):
         flash = fresh_nvs(reserve=_RESERVE)
