@@ -42,7 +42,7 @@ def migrate(nv):
         block = t.size * t.per_key
         done = []  # slots whose new key is in NVS: their old keys may go
         for k in range(t.keys()):
-            if _exists(nvs, t.key(k)):
+            if _exists(nvs, t.key(k)) and t.key(k) not in nv.corrupt:
                 done.extend(range(k * t.per_key, (k + 1) * t.per_key))
                 continue
             found = 0

@@ -191,3 +191,11 @@ class Relayout(unittest.TestCase):
             self.assertEqual(_snapshot(store), want, "room for %d entries, then room" % room)
             self.assertEqual(_old_keys(flash), [])
             self.assertTrue(store._nv.next_id > top)
+
+    def test_a_damaged_new_key_does_not_hide_the_old_keys_it_was_made_from(self):
+        items, want, top = _old_layout()
+        flash, boot = _power_on(items + [["xzmem", "fas0", "blob", b"short"]])
+        store = boot()
+        self.assertEqual(_snapshot(store), want)
+        self.assertEqual(store.stats()["corrupt_keys"], ["fas0"])
+        self.assertEqual(_old_keys(flash), [])
