@@ -245,3 +245,42 @@ def test_a_number_run_together_with_a_span_is_not_a_span():
     # "at 7" and "一个小时后" run together by speech recognition: 7一 is no number, and nothing breaks
     assert parse_when("7一个小时后", NOW) is None
     assert fast_channel("remind me to feed my dog every morning at 7一个小时后提醒我关电视", NOW)[1]
+
+
+@pytest.mark.parametrize("text", [
+    "妈妈说我是个小懒虫", "老师说我最喜欢画画", "我哥哥说他喜欢吃榴莲", "有人说我住在北京",
+    "my mom says i love broccoli", "my teacher thinks i'm a good reader",
+])
+def test_someone_elses_words_are_not_the_speakers_statement(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_health_fact_passed_on_by_a_parent_is_still_kept():
+    assert [w["type"] for w in fast_channel("妈妈说我对芒果过敏", NOW)[1]] == ["fact"]
+
+
+@pytest.mark.parametrize("text", [
+    "我希望我有一只小狗", "我好想养一只小猫", "我想当一名宇航员", "i wish i had a puppy", "i want a dog named max",
+    "我好想明天去游乐园",
+])
+def test_a_wish_is_not_a_fact(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text", [
+    "我跟你说个秘密 我喜欢我们班的王小雨", "我喜欢隔壁班的男生", "i'm gonna tell you a secret i like a boy in my class",
+    "i like a girl in my class", "don't tell anyone i like lily",
+])
+def test_a_crush_or_a_secret_is_not_a_preference(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text", ["妈妈觉得我喜欢蓝色", "你知道我喜欢的时候就会笑", "我喜欢的时候就会笑", "我昨天梦见我住在城堡里",
+                                  "i dreamed i lived in a castle"])
+def test_a_liking_or_home_inside_another_clause_is_not_stated(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_plain_liking_after_a_frame_clause_is_still_kept():
+    # the frame covers the clause it opens, not the whole line
+    assert _short(fast_channel("妈妈说我是小懒虫 我喜欢恐龙 我叫乐乐", NOW)[1]) == [("like", "恐龙"), ("name", "乐乐")]

@@ -38,6 +38,7 @@ from xzmem.pipelines.utterance import (
     asks_all,
     before_make_believe,
     clauses,
+    frames,
     normalise,
     sentences,
     sure,
@@ -267,14 +268,19 @@ _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w
 _ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕"
 _LIKE_ZH = re.compile(
-    rf"(?:^|我){_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
+    rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 _LIKE_EN = re.compile(
-    r"(?:^|\bI )(?:really |also |do |totally |absolutely |just |still )?"
+    r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?(?:really |also |do |totally |absolutely |just |still )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
     re.I,
 )
+# A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
+_PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
+_PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
+_SUBCLAUSE_ZH = re.compile(r"^(?:的(?!是)|得|时|的时候|的话)")
+_SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$", re.I)
@@ -412,12 +418,14 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
+        return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     for item in _items(value, zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
-                or re.search(r"你|您|\byou\b", item, re.I)):
+                or re.search(r"你|您|\byou\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)):
             continue
         writes.append(opslib.write(kind, item))
 
@@ -728,7 +736,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
+    framing = frames(parts)
     todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
+    if todo is not None and {"wish", "secret"} & set(framing[todo[0]:todo[1]]):
+        todo = None  # 我好想明天去游乐园: a wish, not a plan
     writes: list[dict] = []
     previous: list[dict] = []
     retracted: list[dict] = []
@@ -739,6 +750,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             if re.search(r"生日|\bbirthday\b", clause, re.I):
                 writes.extend(op for op in _clause_writes(clause, categories, context) if op["type"] == "birthday")
             continue
+        if framing[i] and not (framing[i] == "reported" and (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause))):
+            continue  # someone else's words, a wish, a secret; a health fact passed on is still kept
         if _RETRACT.match(clause):  # 我妈妈叫王丽 不对 是王莉: what came before is taken back
             retracted = [op for op in previous if op in writes]
             writes = [op for op in writes if op not in retracted]

@@ -170,6 +170,47 @@ def sure(said: list[str]) -> list[str]:
             if not _HEDGE.search(c) and not (i and bare[i - 1]) and not (i + 1 < len(bare) and bare[i + 1])]
 
 
+# Frames that make what follows them not the speaker's own statement: someone else's words or
+# thoughts (妈妈说我…, 她说她想…, my mom says i…), a wish (我希望…, 我想当…, i wish, i want to be),
+# a secret (我跟你说个秘密…, i'll tell you a secret…; a secret liking is a crush, not a preference).
+# The frame's own clause and the clause it opens state nothing to keep; a health fact a parent or
+# teacher passes on (妈妈说我对虾过敏) is the exception, kept by the caller.
+_REPORTED_ZH = re.compile(
+    r"(?:[妈爸哥姐弟妹爷奶公婆姥舅姑姨叔婶伯师学友他她们家人别]|有人|大家|别人|人家)(?:都|也|还|总|老|又|就|跟我|对我)?(?:说|讲|觉得|以为|认为)"
+    r"|听(?:别人|人|妈妈|爸爸|老师)?说|告诉我")
+_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为")
+_SECRET_ZH = re.compile(r"秘密|偷偷|悄悄|暗恋|不许告诉|别告诉")
+_REPORTED_EN = re.compile(
+    r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought)\b|\bi heard\b",
+    re.I)
+_WISH_EN = re.compile(r"\bi (?:wish|want|wanna|hope|would like|'d like|really want|want to be|wanna be)\b|\bi'?d love\b"
+                      r"|\bmy (?:dream|wish) is\b|\bwhen i'?m (?:big|bigger|older|a grown ?up)\b", re.I)
+_SECRET_EN = re.compile(r"\bsecret\b|\bdon'?t tell\b|\bpromise not to tell\b|\bcrush\b", re.I)
+
+
+def _frame(clause: str) -> tuple[str, bool]:
+    """("reported" | "wish" | "secret" | "", whether the frame ends the clause and so opens the next)."""
+    zh = bool(HAN.search(clause))
+    for kind, pattern in (("reported", _REPORTED_ZH if zh else _REPORTED_EN), ("wish", _WISH_ZH if zh else _WISH_EN),
+                          ("secret", _SECRET_ZH if zh else _SECRET_EN)):
+        m = pattern.search(clause)
+        if m:
+            rest = clause[m.end():].strip()
+            return kind, len(rest) <= 3 if zh else len(rest.split()) <= 1
+    return "", False
+
+
+def frames(said: list[str]) -> list[str]:
+    """For each clause, the frame it is said under: its own, or that of the clause right before it when
+    that clause ends in one (我跟你说个秘密 | 我喜欢…, 我希望 | 我有一只小狗); "" for a plain statement."""
+    out, opened = [], ""
+    for clause in said:
+        own, opens = _frame(clause)
+        out.append(own or opened)
+        opened = own if opens else ""
+    return out
+
+
 def asks(clause: str) -> bool:
     """Whether a clause is a question (punctuation or not), which states nothing to store."""
     if _REQUEST.search(clause) and not re.search(r"什么|几点|哪|\bwhat\b|\bwhen\b", clause, re.I):
@@ -186,7 +227,8 @@ _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
-    r"|\bin (?:the|my|this|that) (?:game|story|show|movie|cartoon|book|dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
+    r"|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
