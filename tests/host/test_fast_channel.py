@@ -284,3 +284,24 @@ def test_a_liking_or_home_inside_another_clause_is_not_stated(text):
 def test_a_plain_liking_after_a_frame_clause_is_still_kept():
     # the frame covers the clause it opens, not the whole line
     assert _short(fast_channel("妈妈说我是小懒虫 我喜欢恐龙 我叫乐乐", NOW)[1]) == [("like", "恐龙"), ("name", "乐乐")]
+
+
+@pytest.mark.parametrize("text", ["我是孙悟空 我有金箍棒", "我叫孙悟空", "我是艾莎 我会变冰"])
+def test_a_character_played_is_not_a_name(text):
+    assert [w for w in fast_channel(text, NOW)[1] if w["type"] == "name"] == []
+
+
+@pytest.mark.parametrize("text, name", [("我是张伟", "张伟"), ("哈喽我是刘小北 今年六岁", "刘小北")])
+def test_i_am_x_names_when_said_alone_or_after_a_greeting(text, name):
+    assert [w["content"] for w in fast_channel(text, NOW)[1] if w["type"] == "name"] == [name]
+
+
+@pytest.mark.parametrize("text", ["我爸爸是大坏蛋", "我弟弟是个胆小鬼", "他最近老是不好好吃饭", "我妹妹这几天总是哭"])
+def test_names_called_and_moods_of_the_moment_are_no_facts_about_others(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, fact", [("我妈妈是消防员", "主人的妈妈是消防员"), ("我舅舅是开出租车的", "主人的舅舅是开出租车的"),
+                                        ("我最好的朋友是小胖", "主人的最好的朋友是小胖"), ("我妈妈是上海人", "主人的妈妈是上海人")])
+def test_what_another_person_is_by_job_place_or_name_is_kept(text, fact):
+    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]

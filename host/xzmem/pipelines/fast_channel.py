@@ -192,6 +192,12 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
 _NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥)")
+# Characters children play at being: a role, never the child's name
+_CHARACTERS_ZH = re.compile(r"^(?:孙悟空|猪八戒|沙和尚|沙僧|唐僧|哪吒|艾莎|喜羊羊|美羊羊|懒羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|"
+                            r"哆啦A梦|海绵宝宝|派大星|佩奇|乔治|汪汪队|小猪佩奇|白雪公主|灰姑娘|米老鼠|唐老鸭|蜡笔小新)$")
+# "我是X" introduces a name said alone (我是张伟) or after a greeting (哈喽我是刘小北), as "i'm X" does
+# after hi; amid other talk it is as often a role in play (我是孙悟空 我有金箍棒)
+_GREETING_ZH = re.compile(r"你好|您好|哈喽|哈罗|嗨|大家好|介绍|认识一下|\b(?:hi|hello|hey)\b", re.I)
 _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
                   "good", "great", "happy", "sad", "sick", "ready", "sleepy", "scared", "busy", "big", "little",
@@ -322,11 +328,12 @@ def _birthday(clause: str) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"{month:02d}-{day:02d}"
 
 
-def _identity_zh(clause: str, writes: list[dict]) -> None:
-    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) else _NAME_IS_ZH.search(clause))
+def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
+    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
     if m:
         name = _name_zh(m.group(1))
-        if name and not _NOT_A_NAME_ZH.search(name) and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1))):
+        if (name and not _NOT_A_NAME_ZH.search(name) and not _CHARACTERS_ZH.match(name)
+                and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
     if m and "不是" not in clause:
@@ -390,9 +397,11 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
         writes.append(opslib.write("fact", third_person(clause)))
 
 
-def _identity(clause: str, writes: list[dict]) -> None:
-    zh = bool(HAN.search(clause))
-    (_identity_zh if zh else _identity_en)(clause, writes)
+def _identity(clause: str, writes: list[dict], greeted: bool = False) -> None:
+    if HAN.search(clause):
+        _identity_zh(clause, writes, greeted)
+    else:
+        _identity_en(clause, writes)
     if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
@@ -435,9 +444,13 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+# What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
+# friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
+_OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
+                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
-    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么)[\u4e00-\u9fff]{{1,10}}"
+    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
@@ -446,7 +459,7 @@ _PREDICATE_ZH = re.compile(
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
-_TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
+_TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
@@ -585,7 +598,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
         return [opslib.write("fact", third_person(clause))]
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
         return writes  # the rest of what was said of someone else is not the user's
-    _identity(clause, writes)
+    _identity(clause, writes, context.get("greeted", False) or context.get("alone", False))
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
         writes.append(opslib.write("fact", third_person(clause)))
@@ -733,6 +746,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
     said = [] if asks_all(sentence) else clauses(sentence)
+    context["greeted"] = context.get("greeted", False) or bool(_GREETING_ZH.search(sentence))
+    context["alone"] = len(said) == 1
     parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
