@@ -305,3 +305,12 @@ def test_names_called_and_moods_of_the_moment_are_no_facts_about_others(text):
                                         ("我最好的朋友是小胖", "主人的最好的朋友是小胖"), ("我妈妈是上海人", "主人的妈妈是上海人")])
 def test_what_another_person_is_by_job_place_or_name_is_kept(text, fact):
     assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+
+
+@pytest.mark.parametrize("text", ["我叫妈妈来了", "我叫爸爸过来", "我爱死你了小智"])
+def test_calling_someone_and_loving_the_companion_write_nothing(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_nickname_the_classmates_use_is_the_childs_name():
+    assert _short(fast_channel("我同学都叫我小胖", NOW)[1]) == [("name", "小胖")]

@@ -285,7 +285,7 @@ _LIKE_EN = re.compile(
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
 _PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
-_SUBCLAUSE_ZH = re.compile(r"^(?:的(?!是)|得|时|的时候|的话)")
+_SUBCLAUSE_ZH = re.compile(r"^(?:的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
@@ -332,7 +332,9 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
     m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
     if m:
         name = _name_zh(m.group(1))
+        # 我叫妈妈来了: the verb calls someone, the kin word is no name
         if (name and not _NOT_A_NAME_ZH.search(name) and not _CHARACTERS_ZH.match(name)
+                and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
                 and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
@@ -455,7 +457,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
@@ -500,6 +502,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 return False
             pronoun = re.match("", clause)
         rest = clause[(m or pronoun).end():]
+        if re.match(r"(?:都|也)叫我", rest):
+            return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
         relation = m.group(1) if m else None
         relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
         named = _FAMILY_NAME_ZH.search(rest)
