@@ -314,3 +314,21 @@ def test_calling_someone_and_loving_the_companion_write_nothing(text):
 
 def test_a_nickname_the_classmates_use_is_the_childs_name():
     assert _short(fast_channel("我同学都叫我小胖", NOW)[1]) == [("name", "小胖")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my son has karate on thursdays at 6", ("2026-11-26 18:00", "weekly")),
+    ("周五七点去上游泳课", ("2026-11-27 19:00", "none")),
+    ("wake me up at 6 tomorrow", ("2026-11-23 06:00", "none")),
+    ("明天七点叫我起床", ("2026-11-23 07:00", "none")),
+])
+def test_a_bare_six_or_seven_is_evening_unless_the_deed_is_a_morning_one(text, expected):
+    [write] = fast_channel(text, NOW)[1]
+    assert (write["datetime"], write["repeat"]) == expected
+
+
+def test_an_evening_plan_today_with_no_clock_is_kept_said_in_the_morning():
+    # the evaluation format puts a day with no clock at 09:00; this evening has not passed at ten
+    [write] = fast_channel("今天晚上要看烟花", NOW)[1]
+    assert (write["type"], write["content"], write["datetime"]) == ("schedule", "看烟花", "2026-11-22 09:00")
+    assert fast_channel("今天早上要去公园", NOW)[1] == []

@@ -26,6 +26,7 @@ from xzmem.pipelines.spoken_time import (
     ZH_NUM,
     ImpossibleDate,
     en_number,
+    later_today,
     parse_when,
     repeat_of,
     time_words,
@@ -617,7 +618,8 @@ _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
-                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b", re.I)
+                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
+                      r"|^(?:my|our) \w+(?: \w+)? (?:has|have|is going|will)\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
@@ -700,7 +702,7 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
     when = parse_when(text, now)
-    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
+    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M") and not later_today(text, now)):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
     content = _todo_content(joiner.join(c for c in kept if "生日" not in c and "birthday" not in c.lower()) or text)
     if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next

@@ -86,7 +86,8 @@ DAY_EN = re.compile(
     re.I,
 )
 _PERIOD_ZH = r"早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|今早|明早"
-CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分?)?")
+# (?<![周期拜]): 周五七点 is Friday at seven, not a clock of 五七
+CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*(?<![周期拜])([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分?)?")
 _PERIOD_ONLY_ZH = re.compile(_PERIOD_ZH)
 CLOCK_EN = re.compile(
     rf"\b(?:at )?(\d{{1,2}})(?::(\d{{2}}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock)?(?=\W|$)(?<=\S)"
@@ -99,6 +100,7 @@ RELATIVE = re.compile(
     rf"(半|{ZH_NUM})个?半?(小时|钟头|分钟)(?:以后|之后|后)|\bin (?:(an?|half an?|{_EN_NUM_WORD}|\d{{1,3}}) )?(hour|hours|minutes?|mins?)\b",
     re.I,
 )
+_MORNING_DEED = re.compile(r"起床|醒|早饭|早餐|上学|校车|晨跑|\b(?:wake|waking|get up|getting up|breakfast|school bus|bus|run|jog)\b", re.I)
 _PM_EN = re.compile(r"\b(?:afternoon|evening|tonight|night|pm|p\.m\.)\b", re.I)
 _AM_EN = re.compile(r"\b(?:morning|am|a\.m\.)\b", re.I)
 
@@ -267,8 +269,10 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
         hour, minute = 9, 0
     else:
         hour, minute, period = clock
-        if not period and 1 <= hour <= 5:
-            hour += 12  # nobody is reminded at three in the night: 三点, at 3 mean the afternoon
+        if not period and (1 <= hour <= 5 or 6 <= hour <= 7 and not _MORNING_DEED.search(sentence)):
+            # nobody is reminded at three in the night: 三点, at 3 mean the afternoon; a lesson or a game
+            # "at 6" is in the evening, a wake-up or breakfast at 6 in the morning
+            hour += 12
         elif not period and _PERIOD_ONLY_ZH.search(sentence):
             p = _PERIOD_ONLY_ZH.search(sentence).group(0)
             if p in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12:
@@ -285,6 +289,16 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     if repeat == "monthly" and at <= now:
         at = datetime.combine(_month_day(today + timedelta(days=1), None, at.day, str(at.day)), at.time())
     return at.strftime("%Y-%m-%d %H:%M"), repeat
+
+
+_LATER_PART_OF_DAY = re.compile(r"(?:今天)?(?:下午|傍晚|晚上|夜里)|今晚|\btonight\b|\bthis (?:afternoon|evening)\b", re.I)
+
+
+def later_today(text: str, now: datetime) -> bool:
+    """Whether the text names today's afternoon or evening while it is still morning (今天晚上要看烟花
+    at ten): a plan with no clock that has not passed, though its day's 09:00 has."""
+    return now.hour < 12 and bool(_LATER_PART_OF_DAY.search(text)) and not re.search(
+        r"明|后天|周|星期|礼拜|\d+[日号]|\btomorrow\b|day\b", text, re.I)
 
 
 def time_words(text: str) -> str:
