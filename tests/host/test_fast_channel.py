@@ -332,3 +332,21 @@ def test_an_evening_plan_today_with_no_clock_is_kept_said_in_the_morning():
     [write] = fast_channel("今天晚上要看烟花", NOW)[1]
     assert (write["type"], write["content"], write["datetime"]) == ("schedule", "看烟花", "2026-11-22 09:00")
     assert fast_channel("今天早上要去公园", NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm spiderman and i can climb walls", []),
+    ("我是恐龙 嗷嗷嗷 我会喷火", []),
+    ("my name is max and i'm a pirate and i have a parrot", [("name", "Max")]),
+])
+def test_a_character_the_child_becomes_starts_play(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("my friend emma likes unicorns", "The user's friend Emma likes unicorns"),
+    ("my sister lily is nine", "The user's sister Lily is nine"),
+    ("my friend jake is allergic to peanuts", "The user's friend Jake is allergic to peanuts"),
+])
+def test_a_person_named_beside_their_relation_gets_the_fact(text, fact):
+    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]

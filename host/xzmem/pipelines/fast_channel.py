@@ -576,6 +576,13 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 writes.append(opslib.write("fact", f"The user's {relation} is called {name}"))
             context["person"] = (m.group(1).lower(), name)
             return True
+    # a name set beside the person (my friend emma likes unicorns, my sister lily is nine)
+    beside = re.match(r" ([a-z][a-z'-]+)(?=( .+)$)", rest, re.I) if m and not _PREDICATE_EN.search(rest) else None
+    if (beside and _PREDICATE_EN.search(beside.group(2)) and beside.group(1).lower() not in _NOT_A_NAME_EN
+            and en_number(beside.group(1)) is None and not _NOT_A_NAME_WORD.search(beside.group(1).lower())):
+        context["person"] = (m.group(1).lower(), _title(beside.group(1)))
+        m, rest = None, beside.group(2)
+        pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
         return bool(m)
     if m:

@@ -222,12 +222,20 @@ def asks(clause: str) -> bool:
 
 # --- make-believe -----------------------------------------------------------------------------
 
+# Characters and creatures a child becomes in play (我是恐龙 嗷呜, i'm spiderman and i can climb walls):
+# what follows is the role's, not the child's.
+_ROLES_ZH = ("恐龙|霸王龙|老虎|狮子|大灰狼|怪兽|怪物|公主|王子|超人|奥特曼|蜘蛛侠|钢铁侠|海盗|巫婆|女巫|魔法师|仙女|美人鱼|机器人|"
+             "孙悟空|猪八戒|哪吒|艾莎|喜羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|佩奇")
+_ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|robot|mermaid|unicorn|king|queen|knight|witch|"
+             "wizard|ninja|fairy|ghost|zombie|vampire|spider-?man|batman|superman|iron ?man|hulk|elsa|shark|lion|tiger|"
+             "wolf|bear|kitty|puppy|doggy|cowboy|astronaut|alien")
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
+    rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
