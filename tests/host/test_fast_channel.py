@@ -350,3 +350,19 @@ def test_a_character_the_child_becomes_starts_play(text, expected):
 ])
 def test_a_person_named_beside_their_relation_gets_the_fact(text, fact):
     assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+
+
+@pytest.mark.parametrize("text", ["他会飞", "他住在森林里", "她会变魔法", "she can fly", "he lives in a castle", "he has a sword"])
+def test_a_bare_he_or_she_with_no_one_named_is_a_storys_not_the_childs(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, fact", [("他有哮喘", "他有哮喘"), ("她特别喜欢跳舞", "她特别喜欢跳舞"),
+                                        ("he's lactose intolerant", "He is lactose intolerant"),
+                                        ("she doesn't eat pork", "She doesn't eat pork")])
+def test_what_a_parent_tells_of_the_child_as_he_or_she_is_kept(text, fact):
+    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+
+
+def test_a_clause_with_no_subject_after_a_relation_is_about_that_relation():
+    assert [w["content"] for w in fast_channel("我爸爸是警察 会开车", NOW)[1]] == ["主人的爸爸是警察", "主人的爸爸会开车"]

@@ -483,6 +483,15 @@ _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|sai
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
 
 
+# What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
+_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+                      r"都要|年级|幼儿园|[大中小]班")
+_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never) (?:eat|drink)s?\b"
+                      r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
+                      r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
+                      r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
+
+
 def _person_name_zh(value: str) -> str | None:
     name = _TAIL_ZH.sub("", value) or value
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
@@ -531,9 +540,17 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             return bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
         if m:
             owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
-            subject = owner + (relation if m.group(0).startswith(("我们家", "我家")) is False else relation)
+            subject = owner + relation
+            if owner and not (known and known[0] == relation):
+                context["person"] = (relation, "")  # 我爸爸是警察 会开车: the next clause is still his
+        elif known:
+            subject = f"主人的{known[0]}{known[1]}"
+        elif not pronoun.group(0) or not _CARE_ZH.search(rest):
+            # a bare 他/她 with no one named before it: only what a parent tells of the child (他有哮喘,
+            # 她特别喜欢跳舞, 他今年六岁); 他会飞, 他住在森林里 are a story's or a cartoon's
+            return bool(pronoun.group(0))
         else:
-            subject = f"主人的{known[0]}{known[1]}" if known else pronoun.group(0)
+            subject = pronoun.group(0)
         writes.append(opslib.write("fact", subject + rest.replace("我", "主人")))
         return True
     m = _HAVE_PERSON_EN.search(clause)
@@ -585,11 +602,15 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
         return bool(m)
+    known = context.get("person")
     if m:
         subject = "The user's " + m.group(1).lower()
+    elif known:
+        subject = f"The user's {known[0]} {known[1]}"
+    elif not _CARE_EN.search(rest):
+        return True  # "he can fly", "she lives in a castle": no one named, a story's, not the child's
     else:
-        known = context.get("person")
-        subject = f"The user's {known[0]} {known[1]}" if known else pronoun.group(0).split("'")[0].capitalize()
+        subject = pronoun.group(0).split("'")[0].capitalize()
     verb_rest = rest[2:] if rest.startswith("'s") else rest[1:] if rest.startswith(" ") else rest
     if rest.startswith("'s"):
         verb_rest = "is" + rest[2:]
