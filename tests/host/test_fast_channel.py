@@ -366,3 +366,18 @@ def test_what_a_parent_tells_of_the_child_as_he_or_she_is_kept(text, fact):
 
 def test_a_clause_with_no_subject_after_a_relation_is_about_that_relation():
     assert [w["content"] for w in fast_channel("我爸爸是警察 会开车", NOW)[1]] == ["主人的爸爸是警察", "主人的爸爸会开车"]
+
+
+@pytest.mark.parametrize("text", ["i can do it", "i can sing you a song", "i can play now", "i can read your mind", "我会打你",
+                                  "i go to the park"])
+def test_what_the_child_can_do_this_moment_is_no_skill(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, fact", [("i can swim now", "The user can swim now"),
+                                        ("i go to lincoln school", "The user goes to lincoln school"),
+                                        ("we have a dog named max", "The user's family has a dog named max"),
+                                        ("我们家的狗叫旺财", "主人家的狗叫旺财"),
+                                        ("my cat is called fluffy", "The user's cat is called fluffy")])
+def test_skills_schools_and_pets_are_kept_in_the_third_person(text, fact):
+    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]

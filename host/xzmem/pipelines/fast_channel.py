@@ -143,6 +143,8 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
     (re.compile(r"^I (?:go|work|live)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
+    (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
+    (re.compile(r"^we\b", re.I), "The user's family"),
     (re.compile(r"^I\b", re.I), "The user"),
     (re.compile(r"^my\b", re.I), "The user's"),
 ]
@@ -264,9 +266,16 @@ _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
                        r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$", re.I)
-_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b|^I go to [\w .'-]{2,40}$", re.I)
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b"
+                        r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
+# A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
+_MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
 _SKILL_EN = re.compile(r"^I can (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
+_ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠"
+_PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
+_PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
+                          r"parrot|bird|guinea pig|lizard|pony)(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+$", re.I)
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
                      r"horse)s?\b.{0,30}$", re.I)
@@ -358,7 +367,8 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
     if m:
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
-          or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) or _PET_ZH.search(clause)
+          or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
 
@@ -394,8 +404,9 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
     m = _GENDER_EN.search(clause)
     if m:
         writes.append(opslib.write("gender", _GENDER[m.group(1).lower()]))
-    elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause) or _SKILL_EN.search(clause)
-          or _TRAIT_EN.search(clause)
+    elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause)
+          or _SKILL_EN.search(clause) and not _MOMENT_SKILL.search(clause) or _TRAIT_EN.search(clause)
+          or _PET_NAME_EN.search(clause)
           or _PET_EN.search(clause)) and not _HEALTH_EN.search(clause) and not _NEGATED.search(clause):
         writes.append(opslib.write("fact", third_person(clause)))
 
