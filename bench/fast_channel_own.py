@@ -406,7 +406,7 @@ LINES = [
     {"lang": "en", "speaker": "child", "kind": "asr", "text": "uh my name is uh jayden", "expect": [["name", "Jayden|jayden"]]},
     {"lang": "en", "speaker": "child", "kind": "asr", "text": "i i i like puppies", "expect": [["like", "puppies|puppy"]]},
     {"lang": "en", "speaker": "child", "kind": "asr", "text": "remind me um at five to take a bath", "expect": [["schedule", ["bath"], "2026-11-22 17:00", "none"]]},
-    {"lang": "en", "speaker": "child", "kind": "mixed", "text": "i'm leo i'm eight and my favorite animal is a shark", "expect": [["age", "8"], ["like", "a shark|shark"]]},
+    {"lang": "en", "speaker": "child", "kind": "mixed", "text": "i'm leo i'm eight and my favorite animal is a shark", "expect": [["name", "Leo|leo"], ["age", "8"], ["like", "a shark|shark"]]},
     {"lang": "en", "speaker": "parent", "kind": "mixed", "text": "my son is allergic to nuts and he has karate on thursdays at 6", "expect": [["fact", ["allergic", "nuts"]], ["schedule", ["karate"], "2026-11-26 18:00", "weekly"]]},
     {"lang": "en", "speaker": "child", "kind": "question", "text": "what's my mom's name", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "third_party", "text": "my cousin lives in new york", "expect": [["fact", ["cousin", "new york"]]]},

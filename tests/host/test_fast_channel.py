@@ -381,3 +381,35 @@ def test_what_the_child_can_do_this_moment_is_no_skill(text):
                                         ("my cat is called fluffy", "The user's cat is called fluffy")])
 def test_skills_schools_and_pets_are_kept_in_the_third_person(text, fact):
     assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我家住在成都你去过成都吗", [("location", "成都")]),
+    ("我喜欢吃的东西你还记得吧", []),
+    ("我叫什么名字你知道吗", []),
+])
+def test_a_statement_followed_by_a_question_to_the_companion_keeps_the_statement(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是周可欣 我住在杭州", [("name", "周可欣"), ("location", "杭州")]),
+    ("i'm chloe i'm eight and i love cats", [("name", "Chloe"), ("age", "8"), ("like", "cats")]),
+    ("i'm excited i'm eight", [("age", "8")]),
+    ("i'm batman", []),
+])
+def test_i_am_x_in_a_self_introduction_is_a_name(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我爸爸说他小时候也怕打雷", []),
+    ("我好像对虾过敏我也不知道", []),
+    ("那个我对花生过敏吃了会起疹子", [("fact", "主人对花生过敏")]),
+    ("我喜欢游泳还有画画", [("like", "游泳"), ("like", "画画")]),
+    ("我叫孙浩然今年七岁喜欢踢足球", [("name", "孙浩然"), ("age", "7"), ("like", "踢足球")]),
+    ("你当大灰狼 我当小红帽 我叫小红帽哦", []),
+    ("actually my favorite color is green not blue", [("like", "green")]),
+])
+def test_runs_without_punctuation_are_cut_where_a_new_statement_starts(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

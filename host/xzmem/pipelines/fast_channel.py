@@ -200,6 +200,12 @@ _CHARACTERS_ZH = re.compile(r"^(?:孙悟空|猪八戒|沙和尚|沙僧|唐僧|�
                             r"哆啦A梦|海绵宝宝|派大星|佩奇|乔治|汪汪队|小猪佩奇|白雪公主|灰姑娘|米老鼠|唐老鸭|蜡笔小新)$")
 # "我是X" introduces a name said alone (我是张伟) or after a greeting (哈喽我是刘小北), as "i'm X" does
 # after hi; amid other talk it is as often a role in play (我是孙悟空 我有金箍棒)
+# A line that also gives an age, a home or a birthday is a self-introduction: 我是周可欣 我住在杭州,
+# i'm chloe i'm eight
+_INTRO = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:已经|才|快)?{ZH_NUM}岁|我(?:家)?(?:住在|家在|来自)|我的生日"
+                    r"|\bi(?:'m| am) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+                    r"|\bi live in\b|\bi(?:'m| am) from\b|\bmy birthday\b", re.I)
+_NAME_INTRO_EN = re.compile(r"^(?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _GREETING_ZH = re.compile(r"你好|您好|哈喽|哈罗|嗨|大家好|介绍|认识一下|\b(?:hi|hello|hey)\b", re.I)
 _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
@@ -295,7 +301,7 @@ _LIKE_EN = re.compile(
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
 _PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
-_SUBCLAUSE_ZH = re.compile(r"^(?:的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
+_SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
@@ -373,8 +379,10 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
 
 
-def _identity_en(clause: str, writes: list[dict]) -> None:
-    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause)
+def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> None:
+    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause) or (_NAME_INTRO_EN.search(clause) if introduced else None)
+    if m and m.re is _NAME_INTRO_EN and _NOT_A_NAME_WORD.search(m.group(1).lower()):
+        m = None  # i'm excited, i'm hungry…: a state, not a name
     if m:
         first = m.group(1).split()[0]
         # what follows the name, less a polite tail (jojo please, bear from now on)
@@ -415,7 +423,7 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False) -> None:
     if HAN.search(clause):
         _identity_zh(clause, writes, greeted)
     else:
-        _identity_en(clause, writes)
+        _identity_en(clause, writes, greeted)
     if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
@@ -642,7 +650,8 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
         return [opslib.write("fact", third_person(clause))]
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
         return writes  # the rest of what was said of someone else is not the user's
-    _identity(clause, writes, context.get("greeted", False) or context.get("alone", False))
+    _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
+              or context.get("alone", False) and bool(HAN.search(clause)))
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
         writes.append(opslib.write("fact", third_person(clause)))
@@ -786,13 +795,23 @@ def _with_value(op: dict, value: str) -> dict:
     return opslib.write(op["type"], value)
 
 
+def _asks_back(said: list[str]) -> bool:
+    """我家住在成都你去过成都吗: a statement, then a question to the companion; only the question goes
+    (…你还记得吧 asks back what came before: all of it is a question)."""
+    return (len(said) > 1 and said[-1].startswith("你") and "记得" not in said[-1] and said[0].startswith("我")
+            and not asks(said[0]))
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
-    said = [] if asks_all(sentence) else clauses(sentence)
+    said = clauses(sentence)
+    if asks_all(sentence) or QUESTION_END.search(sentence):
+        said = said[:-1] if _asks_back(said) else []
     context["greeted"] = context.get("greeted", False) or bool(_GREETING_ZH.search(sentence))
     context["alone"] = len(said) == 1
+    context["introduced"] = bool(_INTRO.search(sentence))
     parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
@@ -834,7 +853,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             ops = _clause_writes(clause, categories, context)
         # "i like dogs but not cats": the negated tail of a liking is a dislike
         m = re.match(r"^not (.{2,30})$", clause, re.I)
-        if not ops and m and previous and all(op["type"] == "like" for op in previous):
+        if (not ops and m and previous and all(op["type"] == "like" for op in previous)
+                and re.search(rf"\bbut {re.escape(clause)}", sentence, re.I)):
             ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
         previous = ops or previous
         for op in ops:
@@ -868,7 +888,8 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         by_sentence.setdefault(signal.sentence, []).append(signal)
     context: dict = {}
     for sentence in sentences(told):
-        if QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I):
+        if (QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I)
+                and not _asks_back(clauses(sentence))):
             continue  # "你需要休息吗？" asks; it states nothing to store
         hits = by_sentence.get(sentence) or [s for s in signals if sentence in s.sentence]
         try:

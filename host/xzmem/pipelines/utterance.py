@@ -56,7 +56,10 @@ def normalise(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
-    r"|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
+    r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
+    r"|(?<=岁)(?![了啦半])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
+    r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)"
+    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])"
 )
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
@@ -73,7 +76,7 @@ _CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|怕)")
 _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一")
 # A segment that is only a person (我爸爸, 我的好朋友): the 不 after it is that person's.
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
-_NEW_SUBJECT = re.compile(r"[我你他她](?!们家)")
+_NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
 _TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
 
@@ -102,7 +105,7 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她":
+        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它":
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
     return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
@@ -158,7 +161,7 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
                     re.I)
 
 
@@ -204,10 +207,13 @@ def frames(said: list[str]) -> list[str]:
     """For each clause, the frame it is said under: its own, or that of the clause right before it when
     that clause ends in one (我跟你说个秘密 | 我喜欢…, 我希望 | 我有一只小狗); "" for a plain statement."""
     out, opened = [], ""
-    for clause in said:
+    for i, clause in enumerate(said):
         own, opens = _frame(clause)
         out.append(own or opened)
-        opened = own if opens else ""
+        after = said[i + 1] if i + 1 < len(said) else ""
+        # 我爸爸说他小时候 | 也怕打雷: someone's words run on into a clause with no subject of its own
+        runs_on = own == "reported" and not re.match(r"我|I\b|I'm\b", after, re.I)
+        opened = own if opens or runs_on else ""
     return out
 
 
@@ -232,7 +238,7 @@ _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|ro
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
-    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
+    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
     r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
