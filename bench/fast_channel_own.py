@@ -720,7 +720,7 @@ LINES = [
     {"lang": "zh", "speaker": "parent", "kind": "schedule", "text": "下周二下午三点家长会 提醒我一下", "expect": [["schedule", ["家长会"], "2026-11-24 15:00", "none"]]},
     {"lang": "zh", "speaker": "parent", "kind": "smalltalk", "text": "他今天在学校跟同学打架了", "expect": []},
     {"lang": "zh", "speaker": "parent", "kind": "smalltalk", "text": "我是他妈妈", "expect": []},
-    {"lang": "zh", "speaker": "parent", "kind": "smalltalk", "text": "我是乐乐的爸爸 我叫李强", "expect": [["name", "李强"]]},
+    {"lang": "zh", "speaker": "parent", "kind": "smalltalk", "text": "我是乐乐的爸爸 我叫李强", "expect": [["family", "爸爸|爸", "李强"]]},
     {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "星期六早上要去上英语课", "expect": [["schedule", ["英语课"], "2026-11-28 09:00", "none"]]},
     {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "明天我要去动物园看大象", "expect": [["schedule", ["动物园"], "2026-11-23 09:00", "none"]]},
     {"lang": "zh", "speaker": "child", "kind": "smalltalk", "text": "昨天我去动物园看大象了", "expect": []},

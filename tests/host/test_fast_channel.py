@@ -413,3 +413,23 @@ def test_i_am_x_in_a_self_introduction_is_a_name(text, expected):
 ])
 def test_runs_without_punctuation_are_cut_where_a_new_statement_starts(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我喜欢草莓哦不对是蓝莓", [("like", "蓝莓")]),
+    ("我住在南京哦不是是我奶奶住在南京我住在上海", [("fact", "主人的奶奶住在南京"), ("location", "上海")]),
+    ("嗯那个我叫我叫吴吴梓轩", [("name", "吴梓轩")]),
+    ("就是那个我我今年就是八岁了", [("age", "8")]),
+    ("嗯我喜欢那个那个就是那个小黄人", [("like", "小黄人")]),
+    ("我妈妈那个她是那个开开面包店的", [("fact", "主人的妈妈是开开面包店的")]),
+    ("我有一个弟弟叫陈一航他老是抢我玩具", [("family", ("弟弟", "陈一航"))]),
+    ("我是他妈妈我叫林芳", [("family", ("妈妈", "林芳"))]),
+    ("i'm her dad my name is tom", [("family", ("dad", "Tom"))]),
+])
+def test_corrections_stutters_fillers_and_a_parents_own_name_in_runs(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_corrected_clock_keeps_the_day_said_before_it():
+    [write] = fast_channel("明天下午三点哎不对是四点去游泳", NOW)[1]
+    assert (write["content"], write["datetime"]) == ("去游泳", "2026-11-23 16:00")

@@ -22,6 +22,8 @@ from xzmem.device import ops as opslib
 from xzmem.pipelines.spoken_time import (
     CLOCK_EN,
     CLOCK_ZH,
+    DAY_EN,
+    DAY_ZH,
     MONTHS_EN,
     ZH_NUM,
     ImpossibleDate,
@@ -223,7 +225,7 @@ _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "
 _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
                      r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
@@ -315,9 +317,14 @@ _IMPORTANT = re.compile(r"^(?:重要|记住)[：:]\s*|^(?:important|remember):\s
 _NEGATED = re.compile(r"不是|不叫|不住|没有|\bnot\b|n't\b|\bnever\b", re.I)
 
 
+def _unstutter(name: str) -> str:
+    """吴吴梓轩 → 吴梓轩: a surname said twice before a two-character given name."""
+    return name[1:] if len(name) == 4 and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
+
+
 def _name_zh(value: str) -> str:
     stop = _NAME_STOP.search(value, 1)
-    return _TAIL_ZH.sub("", value[: stop.start()] if stop else value)
+    return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
 
 def _birthday(clause: str) -> str | None:
@@ -512,7 +519,7 @@ _CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|
 
 
 def _person_name_zh(value: str) -> str | None:
-    name = _TAIL_ZH.sub("", value) or value
+    name = _unstutter(_TAIL_ZH.sub("", value) or value)
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
         return None
     return name
@@ -555,7 +562,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if m and not rest and m.group(0).startswith("我"):
             context["person"] = (relation, "")
             return True
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest):
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in rest:
             return bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
         if m:
             owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
@@ -746,7 +753,14 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     else:
         return None
     first, end = marked[0], marked[-1] + 1
+    if first >= 2 and _RETRACT.match(clauses[first - 1]) and first - 2 in timed:
+        first -= 2  # 明天下午三点 | 不对 | 是四点去游泳: the corrected clause keeps the day said before
     kept = [c for c in clauses[first:end] if not re.match(r"^(?:不是|不对|not)\b|^不是", c, re.I)]
+    taken_back = [k for k in range(first, end) if _RETRACT.match(clauses[k])]
+    if taken_back:  # 明天下午三点 | 不对 | 是四点去游泳: the clock said before is taken back, its day stays
+        before = "".join(clauses[first:taken_back[-1]])
+        day = (DAY_ZH if HAN.search(before) else DAY_EN).search(before)
+        kept = ([day.group(0)] if day else []) + clauses[taken_back[-1] + 1:end]
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
     when = parse_when(text, now)
@@ -783,7 +797,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 _DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|sorry)$", re.I)
-_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*([^\s，。,.！？!?]{1,12})$", re.I)
+_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict:
@@ -793,6 +807,11 @@ def _with_value(op: dict, value: str) -> dict:
         return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
                             closeness=op.get("closeness", 3))
     return opslib.write(op["type"], value)
+
+
+# A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
+_PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
+_PARENT_EN = re.compile(r"^(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
 
 
 def _asks_back(said: list[str]) -> bool:
@@ -835,7 +854,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             retracted = [op for op in previous if op in writes]
             writes = [op for op in writes if op not in retracted]
             continue
-        if clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
+        if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
+            clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
+        elif clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
             before = parts[i - 1]
             if _NEGATED.search(before):
                 subject = "我" if before.startswith("我") else ""
@@ -846,11 +867,20 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
         fixed = _FIXED.match(clause)
+        parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
+        if parent:
+            context["speaker"] = parent.group(1).lower()
+            continue
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]
             retracted = []
         else:
             ops = _clause_writes(clause, categories, context)
+        if context.get("speaker"):  # 我是他妈妈 | 我叫林芳: the mother's name
+            relation = {"妈": "妈妈", "爸": "爸爸", "mommy": "mom", "mum": "mom", "daddy": "dad"}.get(
+                context["speaker"], context["speaker"])
+            ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
+                   if op["type"] == "name" else op for op in ops]
         # "i like dogs but not cats": the negated tail of a liking is a dislike
         m = re.match(r"^not (.{2,30})$", clause, re.I)
         if (not ops and m and previous and all(op["type"] == "like" for op in previous)
