@@ -433,3 +433,34 @@ def test_corrections_stutters_fillers_and_a_parents_own_name_in_runs(text, expec
 def test_a_corrected_clock_keeps_the_day_said_before_it():
     [write] = fast_channel("明天下午三点哎不对是四点去游泳", NOW)[1]
     assert (write["content"], write["datetime"]) == ("去游泳", "2026-11-23 16:00")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my birthday is july fourth like the fireworks", [("birthday", "07-04")]),
+    ("everybody calls me sunny", [("name", "Sunny")]),
+    ("remember that i like sharks okay", [("like", "sharks")]),
+    ("i don't like spicy food it burns", [("dislike", "spicy food")]),
+    ("no wait i'm actually seven not six", [("age", "7")]),
+    ("like i'm like eight years old", [("age", "8")]),
+])
+def test_english_statements_with_a_tail_a_lead_or_a_filler(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my soccer game is this saturday at 10 in the morning", ("2026-11-28 10:00", "none")),
+    ("tonight at 7 we're watching a movie", ("2026-11-22 19:00", "none")),
+    ("the day after tomorrow is picture day", ("2026-11-24 09:00", "none")),
+    ("every saturday morning i go to karate", ("2026-11-28 09:00", "weekly")),
+    ("we're gonna see santa at the mall at the end of the month", ("2026-11-30 09:00", "none")),
+    ("月底我们要去外婆家", ("2026-11-30 09:00", "none")),
+    ("元旦的时候我们要去哈尔滨看冰灯", ("2027-01-01 09:00", "none")),
+])
+def test_more_spoken_days_and_plan_forms(text, expected):
+    [write] = fast_channel(text, NOW)[1]
+    assert write["type"] == "schedule" and (write["datetime"], write["repeat"]) == expected
+
+
+@pytest.mark.parametrize("text", ["on saturday i'm feeling happy", "tomorrow i'm wearing my red shoes", "i go to bed at 8"])
+def test_a_mood_an_outfit_or_a_habit_with_a_time_is_no_plan(text):
+    assert fast_channel(text, NOW)[1] == []

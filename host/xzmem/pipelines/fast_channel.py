@@ -222,11 +222,12 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
 # "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
-_NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+_NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually"
+                      r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
-_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
+_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
                      r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
@@ -242,7 +243,7 @@ _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)$|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
@@ -341,7 +342,8 @@ def _birthday(clause: str) -> str | None:
         month_word, day_text = ((m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3)) if m.group(3)
                                 else (m.group(5), m.group(6)))
         month = next((i + 1 for i, name in enumerate(MONTHS_EN) if name.startswith(month_word.lower()[:3])), None)
-        year, day = None, en_number(day_text)
+        # "july fourth like the fireworks": the day is the number words, not what is said after them
+        year, day = None, en_number(day_text) or en_number(day_text.split()[0])
     if not month or not day:
         return None
     try:
@@ -671,10 +673,18 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
+_EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|"
+             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
+# "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
+_GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
                       r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
-                      r"|^(?:my|our) \w+(?: \w+)? (?:has|have|is going|will)\b", re.I)
+                      r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
+                      r"|\b(?:i'm|we're|were|she's|he's|they're) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
+                      r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
+                      rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
+                      r"|^the day after tomorrow is\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
@@ -689,7 +699,8 @@ _TODO_LEAD = re.compile(
 )
 
 
-def _is_plan(clause: str) -> bool:
+def _is_plan(clause: str, before: str = "") -> bool:
+    """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
     if re.search(r"生日|\bbirthday\b", clause, re.I):
         return False  # a date said of a birthday is the birthday, not an appointment
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
@@ -699,6 +710,8 @@ def _is_plan(clause: str) -> bool:
     zh = bool(HAN.search(clause))
     if zh and clause.endswith("了") and not re.search(r"要|明天|后天|下周|下个", clause):
         return False
+    if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
+        return True
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
 
 
@@ -745,7 +758,8 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     # a plan needs a time one can be reminded at: 每天中午都要午睡 is a habit, not an appointment
     timed_plans = [i for i in timed if not _habit_time(clauses[i])]
     plans = [i for i in timed_plans if _is_plan(clauses[i])]
-    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed and _is_plan(clauses[i + 1])]
+    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed
+              and _is_plan(clauses[i + 1], clauses[i])]
     if remind and timed:
         marked = sorted(set(remind) | set(timed))
     elif plans:

@@ -75,11 +75,12 @@ REPEAT_WEEKLY = re.compile(
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
-    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
+    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
     rf"|(?:({ZH_NUM})月)?({ZH_NUM})[日号]"
 )
 DAY_EN = re.compile(
-    rf"\b(today|tonight|tomorrow|this (?:morning|afternoon|evening))\b"
+    rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
+    rf"|new year'?s day)\b"
     rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$)",
@@ -162,6 +163,8 @@ def _day_zh(m: re.Match, today: date) -> tuple[date, int | None]:
     """(day, weekday or None) for a Chinese day word."""
     if m.group(1):
         word = m.group(1)
+        if word in ("月底", "元旦"):
+            return _named_day(today, word), None
         offset = {"今天": 0, "今晚": 0, "今早": 0, "明天": 1, "明晚": 1, "明早": 1, "后天": 2, "大后天": 3}[word]
         return today + timedelta(days=offset), None
     if m.group(2):
@@ -197,10 +200,21 @@ def _month_day(today: date, month: int | None, dom: int | None, said: str) -> da
     return candidate
 
 
+def _named_day(today: date, word: str) -> date:
+    """The end of this month (月底, the end of the month) or New Year's Day (元旦), the next one from today."""
+    if word in ("元旦", "new year's day", "new years day"):
+        return date(today.year + 1, 1, 1)
+    first_of_next = date(today.year + today.month // 12, today.month % 12 + 1, 1)
+    return first_of_next - timedelta(days=1)
+
+
 def _day_en(m: re.Match, today: date) -> tuple[date, int | None]:
     if m.group(1):
         word = m.group(1).lower()
-        return today + timedelta(days=1 if word == "tomorrow" else 0), None
+        if "end of" in word or word.startswith("new year"):
+            return _named_day(today, word), None
+        offset = 2 if word == "the day after tomorrow" else 1 if word == "tomorrow" else 0
+        return today + timedelta(days=offset), None
     if m.group(2) or m.group(3):
         wanted = WEEKDAYS_EN.index(m.group(2).lower()) if m.group(2) else 5
         return today + timedelta(days=(wanted - today.weekday()) % 7), wanted

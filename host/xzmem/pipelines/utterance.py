@@ -22,7 +22,12 @@ _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
 _STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
-_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was) like\b", re.I)  # "my name is like ava"
+_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was|i'm|im) like\b(?! to\b)", re.I)  # "my name is like ava", "i'm like eight"
+# What asks the companion to keep a statement, said before it: the statement is the thing to keep
+# (remember that i like sharks, can you remember that…, 你要记住我…)
+_KEEP_THIS = re.compile(r"^(?:(?:can|could|will) you |please |and |so )?(?:remember that (?=i\b|i'm\b|my\b)"
+                        r"|remember (?=i (?:like|love|hate|don't like|am)\b|i'm\b|my name\b))"
+                        r"|^(?:你)?(?:要|一定要)?(?:记住|记好)(?:了)?(?=我)", re.I)
 # Contractions typed or transcribed without their apostrophe.
 _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
@@ -34,7 +39,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
 
 def normalise(text: str) -> str:
     """The line without hesitations, stutters and wake words; English contractions restored."""
-    text = text.strip()
+    text = _KEEP_THIS.sub("", text.strip())
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
@@ -45,6 +50,7 @@ def normalise(text: str) -> str:
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
+    text = re.sub(r"^(?:like|so like|and like),?\s+", "", text, flags=re.I)
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = _STUTTER_EN.sub(r"\1", text)
@@ -66,7 +72,8 @@ _CLAUSE_ZH = re.compile(
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
+    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
+    r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
