@@ -464,3 +464,19 @@ def test_more_spoken_days_and_plan_forms(text, expected):
 @pytest.mark.parametrize("text", ["on saturday i'm feeling happy", "tomorrow i'm wearing my red shoes", "i go to bed at 8"])
 def test_a_mood_an_outfit_or_a_habit_with_a_time_is_no_plan(text):
     assert fast_channel(text, NOW)[1] == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("胡萝卜最难吃了我一口都不吃", [("dislike", "胡萝卜")]),
+    ("这个好好吃", []),
+    ("我还不会游泳", [("fact", "主人还不会游泳")]),
+    ("明天是我的生日", [("birthday", "11-23")]),
+    ("tomorrow is my birthday", [("birthday", "11-23")]),
+])
+def test_tastes_not_yet_skills_and_a_birthday_said_by_its_day(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_birthday_party_on_a_day_is_a_plan_not_the_childs_birthday():
+    [write] = fast_channel("十二月五号是我好朋友的生日会", NOW)[1]
+    assert (write["type"], write["datetime"]) == ("schedule", "2026-12-05 09:00")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from xzmem.device import ops as opslib
 from xzmem.pipelines.spoken_time import (
@@ -257,7 +257,7 @@ _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，�
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
-_SKILL_ZH = re.compile(r"^我(?:已经)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
+_SKILL_ZH = re.compile(r"^我(?:已经|还不)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
@@ -304,6 +304,7 @@ _LIKE_EN = re.compile(
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
 _PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
+_TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
@@ -428,12 +429,19 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
         writes.append(opslib.write("fact", third_person(clause)))
 
 
-def _identity(clause: str, writes: list[dict], greeted: bool = False) -> None:
+_BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
+
+
+def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None) -> None:
     if HAN.search(clause):
         _identity_zh(clause, writes, greeted)
     else:
         _identity_en(clause, writes, greeted)
-    if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
+    relative = _BIRTHDAY_TODAY.match(clause)
+    if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
+        offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
+        writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
+    elif re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
@@ -447,6 +455,11 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         # "i'm a big fan of you": about the companion, not a liking to keep
         writes.extend(opslib.write("like", item) for item in _items(said, zh)
                       if not re.search(r"你|您|\byou\b", item, re.I))
+        return
+    taste = _TASTE_ZH.match(clause) if zh else None
+    if taste and not re.match(r"[这那你它今昨明]", taste.group(1)):  # 胡萝卜最难吃了: a thing judged by taste
+        kind = "dislike" if taste.group(2).startswith("难") else "like"
+        writes.append(opslib.write(kind, taste.group(1)))
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
@@ -660,7 +673,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
         return writes  # the rest of what was said of someone else is not the user's
     _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
-              or context.get("alone", False) and bool(HAN.search(clause)))
+              or context.get("alone", False) and bool(HAN.search(clause)), context.get("now"))
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
         writes.append(opslib.write("fact", third_person(clause)))
@@ -672,7 +685,9 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
+_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
@@ -701,8 +716,8 @@ _TODO_LEAD = re.compile(
 
 def _is_plan(clause: str, before: str = "") -> bool:
     """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
-    if re.search(r"生日|\bbirthday\b", clause, re.I):
-        return False  # a date said of a birthday is the birthday, not an appointment
+    if _BIRTHDAY_WORD.search(clause):
+        return False  # a date said of a birthday is the birthday, not an appointment (a birthday party is one)
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
     if _NOT_A_PLAN.search(clause):
@@ -780,7 +795,7 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     when = parse_when(text, now)
     if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M") and not later_today(text, now)):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
-    content = _todo_content(joiner.join(c for c in kept if "生日" not in c and "birthday" not in c.lower()) or text)
+    content = _todo_content(joiner.join(c for c in kept if not _BIRTHDAY_WORD.search(c)) or text)
     if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
@@ -844,6 +859,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         said = said[:-1] if _asks_back(said) else []
     context["greeted"] = context.get("greeted", False) or bool(_GREETING_ZH.search(sentence))
     context["alone"] = len(said) == 1
+    context["now"] = now
     context["introduced"] = bool(_INTRO.search(sentence))
     parts = [c for c in sure(said) if not asks(c)]
     if not parts:
