@@ -480,3 +480,20 @@ def test_tastes_not_yet_skills_and_a_birthday_said_by_its_day(text, expected):
 def test_a_birthday_party_on_a_day_is_a_plan_not_the_childs_birthday():
     [write] = fast_channel("十二月五号是我好朋友的生日会", NOW)[1]
     assert (write["type"], write["datetime"]) == ("schedule", "2026-12-05 09:00")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是警察我要抓坏人", []),
+    ("i'm a police officer and i'm gonna arrest you", []),
+    ("我是一名护士", [("fact", "主人是护士")]),
+    ("我叫它小白", []),
+    ("我我我叫那个李李小龙", [("name", "李小龙")]),
+    ("my name is max no wait it's maxwell", [("name", "Maxwell")]),
+    ("i don't like school because it's boring", [("dislike", "school")]),
+    ("我不喜欢上幼儿园因为要睡午觉", [("dislike", "上幼儿园")]),
+    ("my favorite food is mac and cheese what's yours", [("like", "mac and cheese")]),
+    ("she can't have dairy it makes her sick", [("fact", "She can't have dairy")]),
+    ("i named my teddy bear mr fluffy", [("fact", "The user named their teddy bear mr fluffy")]),
+])
+def test_roles_in_play_reasons_questions_and_corrections_after_a_statement(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

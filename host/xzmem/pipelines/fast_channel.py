@@ -196,7 +196,7 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
-_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥)")
+_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥|它|他|她|你)")
 # Characters children play at being: a role, never the child's name
 _CHARACTERS_ZH = re.compile(r"^(?:孙悟空|猪八戒|沙和尚|沙僧|唐僧|哪吒|艾莎|喜羊羊|美羊羊|懒羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|"
                             r"哆啦A梦|海绵宝宝|派大星|佩奇|乔治|汪汪队|小猪佩奇|白雪公主|灰姑娘|米老鼠|唐老鸭|蜡笔小新)$")
@@ -281,8 +281,9 @@ _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kinder
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
 _SKILL_EN = re.compile(r"^I can (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
-_ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠"
+_ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
+_TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
 _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
                           r"parrot|bird|guinea pig|lizard|pony)(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+$", re.I)
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
@@ -359,7 +360,8 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
     if m:
         name = _name_zh(m.group(1))
         # 我叫妈妈来了: the verb calls someone, the kin word is no name
-        if (name and not _NOT_A_NAME_ZH.search(name) and not _CHARACTERS_ZH.match(name)
+        full_name = len(name) == 3 and name[0] in _SURNAMES[:-2]  # 李小龙: a surname and a given name
+        if (name and (full_name or not _NOT_A_NAME_ZH.search(name)) and not _CHARACTERS_ZH.match(name)
                 and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
                 and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
             writes.append(opslib.write("name", name))
@@ -424,7 +426,7 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
         writes.append(opslib.write("gender", _GENDER[m.group(1).lower()]))
     elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause)
           or _SKILL_EN.search(clause) and not _MOMENT_SKILL.search(clause) or _TRAIT_EN.search(clause)
-          or _PET_NAME_EN.search(clause)
+          or _PET_NAME_EN.search(clause) or _TOY_NAME_EN.search(clause)
           or _PET_EN.search(clause)) and not _HEALTH_EN.search(clause) and not _NEGATED.search(clause):
         writes.append(opslib.write("fact", third_person(clause)))
 
@@ -452,8 +454,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        # "my favorite food is mac and cheese": one favourite is one thing; "favorites are" may be several
+        one = not zh and favourite.group(1) is not None and not re.search(r"favou?rites\b", clause, re.I)
         # "i'm a big fan of you": about the companion, not a liking to keep
-        writes.extend(opslib.write("like", item) for item in _items(said, zh)
+        writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
         return
     taste = _TASTE_ZH.match(clause) if zh else None
@@ -527,7 +531,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never) (?:eat|drink)s?\b"
+_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -692,7 +696,7 @@ _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|conc
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
-_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
+_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
                       r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
                       r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
@@ -825,7 +829,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 
 _DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
-_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|sorry)$", re.I)
+_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
 _FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
@@ -841,6 +845,10 @@ def _with_value(op: dict, value: str) -> dict:
 # A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
 _PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
 _PARENT_EN = re.compile(r"^(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
+
+
+# What a role does next in play: an intention said right after claiming the role
+_ACTS_IN_PLAY = re.compile(r"^我(?:要|来|会|马上|现在)(?!去上班|上班)|^(?:and )?i'?m (?:gonna|going to)\b|^(?:and )?i(?:'ll| will)\b", re.I)
 
 
 def _asks_back(said: list[str]) -> bool:
@@ -897,6 +905,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
         fixed = _FIXED.match(clause)
+        after = parts[i + 1] if i + 1 < len(parts) else ""
+        if (_ROLE_ZH.search(clause) or _ROLE_EN.search(clause)) and _ACTS_IN_PLAY.match(after):
+            break  # 我是警察 | 我要抓坏人, i'm a police officer | i'm gonna arrest you: a role in play from here on
         parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
         if parent:
             context["speaker"] = parent.group(1).lower()
