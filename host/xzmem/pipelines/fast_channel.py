@@ -28,7 +28,6 @@ from xzmem.pipelines.spoken_time import (
     ZH_NUM,
     ImpossibleDate,
     en_number,
-    later_today,
     parse_when,
     repeat_of,
     time_words,
@@ -228,7 +227,7 @@ _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
     r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
@@ -304,6 +303,7 @@ _LIKE_EN = re.compile(
 )
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
 _PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
+_KIN_LIKED = re.compile(rf"^(?:我的?|我们家的?)?(?:{_KIN_ZH})$|^(?:my |our )?(?:{_KIN_EN})s?$", re.I)
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
@@ -456,6 +456,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
         # "my favorite food is mac and cheese": one favourite is one thing; "favorites are" may be several
         one = not zh and favourite.group(1) is not None and not re.search(r"favou?rites\b", clause, re.I)
+        if re.search(r"[这那](?:一|个|段|次|本|集)", said):
+            return  # 我最喜欢的是放烟花那一段: a part of what was just told or seen
         # "i'm a big fan of you": about the companion, not a liking to keep
         writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
@@ -482,7 +484,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
-                or re.search(r"你|您|\byou\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)):
+                or re.search(r"你|您|\byou\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
+                or _KIN_LIKED.match(item)):  # 我爱我妈妈, i love my mommy: affection, not a preference
             continue
         writes.append(opslib.write(kind, item))
 
@@ -502,7 +505,8 @@ _PREDICATE_ZH = re.compile(
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
@@ -513,7 +517,7 @@ _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|ca
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
-    r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,30}"
+    r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,40}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
@@ -797,7 +801,7 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
     when = parse_when(text, now)
-    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M") and not later_today(text, now)):
+    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
     content = _todo_content(joiner.join(c for c in kept if not _BIRTHDAY_WORD.search(c)) or text)
     if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
@@ -939,7 +943,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         return [opslib.write("fact", ("重要：" if zh else "Important: ") + third_person(key, subject=False))]
     if "todo" in categories and re.search(r"^(?:你)?(?:要)?(?:别忘了|记得要?|帮我记)|\bdon'?t forget\b|\bremember to\b", sentence, re.I):
         return [opslib.write("fact", ("待办：" if zh else "To do: ") + _todo_content(sentence))]
-    if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b", sentence, re.I):
+    # a correction note says both what was wrong and what is right (不是X，而是Y; I meant X, not Y)
+    if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b.*\bnot\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
 

@@ -305,16 +305,6 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     return at.strftime("%Y-%m-%d %H:%M"), repeat
 
 
-_LATER_PART_OF_DAY = re.compile(r"(?:今天)?(?:下午|傍晚|晚上|夜里)|今晚|\btonight\b|\bthis (?:afternoon|evening)\b", re.I)
-
-
-def later_today(text: str, now: datetime) -> bool:
-    """Whether the text names today's afternoon or evening while it is still morning (今天晚上要看烟花
-    at ten): a plan with no clock that has not passed, though its day's 09:00 has."""
-    return now.hour < 12 and bool(_LATER_PART_OF_DAY.search(text)) and not re.search(
-        r"明|后天|周|星期|礼拜|\d+[日号]|\btomorrow\b|day\b", text, re.I)
-
-
 def time_words(text: str) -> str:
     """The text without its time words (days, clock times, spans, repeats)."""
     for pattern in (RELATIVE, DAY_ZH, DAY_EN, CLOCK_ZH, CLOCK_EN, REPEAT_DAILY, REPEAT_WEEKLY, REPEAT_MONTHLY,

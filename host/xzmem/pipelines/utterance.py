@@ -252,7 +252,7 @@ _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|ro
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
-    r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
+    r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
