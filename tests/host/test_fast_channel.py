@@ -512,3 +512,17 @@ def test_roles_in_play_reasons_questions_and_corrections_after_a_statement(text,
 ])
 def test_games_loved_ones_and_parts_of_a_story_are_no_preferences(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我家住在十八楼", []),
+    ("我是地球人", []),
+    ("i'm from earth", []),
+    ("我三岁的时候去过海边", []),
+    ("i like everything", []),
+    ("我喜欢吃的是妈妈做的饺子", [("like", "妈妈做的饺子")]),
+    ("what i like the most is drawing", [("like", "drawing")]),
+    ("我属兔", [("fact", "主人属兔")]),
+])
+def test_floors_planets_past_ages_and_everything_are_not_kept(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

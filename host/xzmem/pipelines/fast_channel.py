@@ -109,7 +109,8 @@ _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay)$", re.I)
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
-                 "here", "me", "us"}
+                 "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
+                 "什么都", "所有", "一切"}
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -235,6 +236,9 @@ _PLACE_ZH = re.compile(
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
+# A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
+_NOT_A_TOWN = re.compile(r"[楼层室]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
+                         r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(r"\b(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
@@ -257,6 +261,7 @@ _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}
 _SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:已经|还不)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
+_ZODIAC_ZH = re.compile(r"^我属[鼠牛虎兔龙蛇马羊猴鸡狗猪]$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
@@ -295,7 +300,7 @@ _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜�
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
-_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?(?:really |also |do |totally |absolutely |just |still )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
@@ -310,7 +315,8 @@ _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
-                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$", re.I)
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
+                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
@@ -366,7 +372,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
                 and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
-    if m and "不是" not in clause:
+    if m and "不是" not in clause and not re.match(r"的时候|那年|时", clause[m.end():]):  # 我三岁的时候: a time, not an age
         age = zh_number(m.group(1))
         if age is not None and 0 < age < 130:
             writes.append(opslib.write("age", str(age)))
@@ -375,10 +381,11 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         value = m.group(1) or m.group(2) or m.group(3)
         stop = _PLACE_STOP.search(value, 1)
         value = value[: stop.start()] if stop else value
-        if value:
+        if value and not _NOT_A_TOWN.search(value):
             writes.append(opslib.write("location", value))
     m = _PLACE_PEOPLE_ZH.search(clause)
-    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not re.search(_ROLE_NOUN, m.group(1) + "人")
+    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
+            and not re.search(_ROLE_NOUN, m.group(1) + "人")
             and not re.search("[你我他她的]", m.group(1))):
         writes.append(opslib.write("location", m.group(1)))
     m = _GENDER_ZH.search(clause)
@@ -386,7 +393,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
           or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
-          or _PET_NAME_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
 
@@ -419,7 +426,8 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
             later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
-        if place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place):
+        if (place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place)
+                and not _NOT_A_TOWN.search(place)):
             writes.append(opslib.write("location", _title(place)))
     m = _GENDER_EN.search(clause)
     if m:
@@ -506,7 +514,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
-    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
+    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )

@@ -66,7 +66,7 @@ _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=因为|所以)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
-    r"|(?<=岁)(?![了啦半])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
+    r"|(?<=岁)(?![了啦半的时那])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是)|(?<=不是)(?=是)"
     r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])"
 )
@@ -156,7 +156,7 @@ _ASK_ZH = re.compile(
     r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
 )
 _ASK_EN = re.compile(
-    r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
+    r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what(?! i (?:like|love) (?:the )?(?:most|best) is\b)|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
     r"can|could|will|would|should|have|has|was|were|shall|may)\b|\bdo you know\b|\bright$",
     re.I,
 )
