@@ -526,3 +526,15 @@ def test_games_loved_ones_and_parts_of_a_story_are_no_preferences(text, expected
 ])
 def test_floors_planets_past_ages_and_everything_are_not_kept(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("妈妈不让我叫她名字", []),
+    ("你知道吗他们说我住在北京", []),
+    ("奶奶说我三岁就会背诗了", []),
+    ("我叫唐果果今年五岁", [("name", "唐果果"), ("age", "5")]),
+    ("不对不对我住在苏州不是杭州", [("location", "苏州")]),
+    ("哎呀你听我说我叫何思思", [("name", "何思思")]),
+])
+def test_a_name_age_or_home_is_stated_at_the_start_of_its_clause(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

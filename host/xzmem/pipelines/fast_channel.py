@@ -188,8 +188,11 @@ def third_person(text: str, subject: bool = True) -> str:
 # --- the user: profile fields, likes, facts ------------------------------------------------------
 
 _NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁")
+# What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
+# a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
+_LEAD_ZH = r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说|我跟你说|告诉你)?\s*"
 _NAME_ZH = re.compile(
-    r"(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫)"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫))"
     r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -226,13 +229,13 @@ _NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is ac
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
 _AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
-    r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{2,8}?)(?:的|人)?$"
+    rf"{_LEAD_ZH}(?:我)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
