@@ -538,3 +538,17 @@ def test_floors_planets_past_ages_and_everything_are_not_kept(text, expected):
 ])
 def test_a_name_age_or_home_is_stated_at_the_start_of_its_clause(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("when i'm eight years old i'll get a phone", []),
+    ("my cousin thinks i live in paris", []),
+    ("she knows i'm seven", []),
+    ("everyone knows i live in paris", []),
+    ("i bet i'm seven", []),
+    ("my mom says i'm allergic to peanuts", [("fact", "The user is allergic to peanuts")]),
+    ("hi i'm zoe and i'm six", [("name", "Zoe"), ("age", "6")]),
+    ("actually i live in denver", [("location", "Denver")]),
+])
+def test_an_english_age_or_home_is_the_speakers_own_statement(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -174,7 +174,7 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
                     re.I)
 
 
@@ -197,7 +197,8 @@ _REPORTED_ZH = re.compile(
 _WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为")
 _SECRET_ZH = re.compile(r"秘密|偷偷|悄悄|暗恋|不许告诉|别告诉")
 _REPORTED_EN = re.compile(
-    r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought)\b|\bi heard\b",
+    r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought|knows|knew|believes|guesses|bets)\b"
+    r"|\bi heard\b",
     re.I)
 _WISH_EN = re.compile(r"\bi (?:wish|want|wanna|hope|would like|'d like|really want|want to be|wanna be)\b|\bi'?d love\b"
                       r"|\bmy (?:dream|wish) is\b|\bwhen i'?m (?:big|bigger|older|a grown ?up)\b", re.I)
@@ -225,7 +226,8 @@ def frames(said: list[str]) -> list[str]:
         out.append(own or opened)
         after = said[i + 1] if i + 1 < len(said) else ""
         # 我爸爸说他小时候 | 也怕打雷: someone's words run on into a clause with no subject of its own
-        runs_on = own == "reported" and not re.match(r"我|I\b|I'm\b", after, re.I)
+        # (in English the reported words are the next clause whatever it starts with: she knows | i'm seven)
+        runs_on = own == "reported" and (not HAN.search(clause) or not re.match(r"我|I\b|I'm\b", after, re.I))
         opened = own if opens or runs_on else ""
     return out
 
