@@ -552,3 +552,13 @@ def test_a_name_age_or_home_is_stated_at_the_start_of_its_clause(text, expected)
 ])
 def test_an_english_age_or_home_is_the_speakers_own_statement(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我在幼儿园里最喜欢玩滑滑梯", [("like", "玩滑滑梯")]),
+    ("我刚学会了翻跟头", [("fact", "主人刚学会了翻跟头")]),
+    ("i just learned how to do a cartwheel", [("fact", "The user just learned how to do a cartwheel")]),
+    ("我刚画了一只猫", []),
+])
+def test_a_liking_after_a_place_and_a_skill_just_learned(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
