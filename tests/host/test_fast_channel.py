@@ -562,3 +562,16 @@ def test_an_english_age_or_home_is_the_speakers_own_statement(text, expected):
 ])
 def test_a_liking_after_a_place_and_a_skill_just_learned(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my dad is a superhero", []),
+    ("my mom is a police officer", [("fact", "The user's mom is a police officer")]),
+    ("my brother is a baby", [("fact", "The user's brother is a baby")]),
+    ("i like the color of your light", []),
+    ("i super duper love watermelon", [("like", "watermelon")]),
+    ("my daughter won't eat cilantro", [("fact", "The user's daughter won't eat cilantro")]),
+    ("我叫欣欣 开心的心 不对 是欣欣向荣的欣", [("name", "欣欣")]),
+])
+def test_what_someone_is_must_be_a_job_and_a_character_explained_again_keeps_the_name(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

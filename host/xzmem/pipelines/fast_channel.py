@@ -272,12 +272,16 @@ _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
     r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:叫[\u4e00-\u9fff]{1,4})?$"
 )
+_JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
+            r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
+            r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
+            r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
+            r"photographer|translator|entrepreneur|police officer|policeman|policewoman|baker|builder|carpenter|painter|"
+            r"principal|surgeon|paramedic|dancer|singer|actor|actress|businessman|businesswoman|banker|"
+            r"salesman|saleswoman|clerk|janitor|fireman|truck driver|bus driver|postman|mail carrier|"
+            r"hairdresser|barber|tailor|fisherman|gardener|zookeeper|astronaut|reporter|lifeguard|babysitter|nanny")
 _ROLE_EN = re.compile(
-    r"^I(?:'m| am) (?:an? |retired\b)(?:[\w-]+ ){0,2}(?:engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
-    r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
-    r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
-    r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
-    r"photographer|translator|entrepreneur)?(?: (?:at|in|for|of) [\w .&'-]{1,40})?$",
+    rf"^I(?:'m| am) (?:an? |retired\b)(?:[\w-]+ ){{0,2}}(?:{_JOBS_EN})?(?: (?:at|in|for|of) [\w .&'-]{{1,40}})?$",
     re.I,
 )
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
@@ -307,7 +311,8 @@ _LIKE_ZH = re.compile(
 )
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 _LIKE_EN = re.compile(
-    r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?(?:really |also |do |totally |absolutely |just |still )?"
+    r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
+    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
     re.I,
 )
@@ -497,7 +502,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
-                or re.search(r"你|您|\byou\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
+                or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
                 or _KIN_LIKED.match(item)):  # 我爱我妈妈, i love my mommy: affection, not a preference
             continue
         writes.append(opslib.write(kind, item))
@@ -530,12 +535,12 @@ _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|ca
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
-    r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,40}"
+    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
-    r"|(?: doesn't| does not| never| can't| cannot) [a-z]+[\w ,'-]{0,40}"
+    r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
@@ -548,7 +553,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -928,6 +933,11 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
         if parent:
             context["speaker"] = parent.group(1).lower()
+            continue
+        if retracted and fixed and re.search(r"的[\u4e00-\u9fff]$", fixed.group(1)):
+            # 我叫欣欣 开心的心 不对 是欣欣向荣的欣: a character explained again, the name stands
+            writes.extend(op for op in retracted if op not in writes)
+            retracted = []
             continue
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]
