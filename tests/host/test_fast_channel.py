@@ -575,3 +575,21 @@ def test_a_liking_after_a_place_and_a_skill_just_learned(text, expected):
 ])
 def test_what_someone_is_must_be_a_job_and_a_character_explained_again_keeps_the_name(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我们家住得离学校很近", []),
+    ("那个我妈妈叫那个叫李李娜", [("family", ("妈妈", "李娜"))]),
+    ("我今年那个六岁了嗯我住在南京", [("age", "6"), ("location", "南京")]),
+])
+def test_how_one_lives_is_no_home_and_fillers_inside_a_name_or_an_age_go(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("每天晚上九点让他睡觉", ("睡觉", "2026-11-22 21:00", "daily")),
+    ("make sure he goes to bed at nine every night", ("he goes to bed", "2026-11-22 21:00", "daily")),
+])
+def test_a_parent_asking_to_have_the_child_do_something_at_a_time_is_a_reminder(text, expected):
+    [write] = fast_channel(text, NOW)[1]
+    assert (write["content"], write["datetime"], write["repeat"]) == expected

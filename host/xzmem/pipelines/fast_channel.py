@@ -337,8 +337,8 @@ _NEGATED = re.compile(r"不是|不叫|不住|没有|\bnot\b|n't\b|\bnever\b", re
 
 
 def _unstutter(name: str) -> str:
-    """吴吴梓轩 → 吴梓轩: a surname said twice before a two-character given name."""
-    return name[1:] if len(name) == 4 and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
+    """吴吴梓轩 → 吴梓轩, 李李娜 → 李娜: a surname said twice before the given name."""
+    return name[1:] if len(name) in (3, 4) and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
 
 
 def _name_zh(value: str) -> str:
@@ -391,7 +391,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         value = m.group(1) or m.group(2) or m.group(3)
         stop = _PLACE_STOP.search(value, 1)
         value = value[: stop.start()] if stop else value
-        if value and not _NOT_A_TOWN.search(value):
+        if value and not _NOT_A_TOWN.search(value) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
     m = _PLACE_PEOPLE_ZH.search(clause)
     if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
@@ -710,7 +710,8 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
+_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+                        r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|\bbirthday\b(?! party)", re.I)
@@ -733,7 +734,8 @@ _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得�
                            r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
-    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?)\s+"
+    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
+    r"|^让(?:他|她|孩子|宝宝)"
     r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
     r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
     re.I,
