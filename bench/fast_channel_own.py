@@ -602,7 +602,7 @@ LINES = [
     # --- a sixteenth batch, English, written after the fifteenth was met ---
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my favorite dinosaur is the t rex but my brother says it's the raptor", "expect": [["like", "the t rex|t rex"]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm going to be a pirate for halloween", "expect": []},
-    {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my cousin has a trampoline", "expect": []},
+    {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my cousin has a trampoline", "expect": [["fact", ["cousin", "trampoline"]]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my friend jake is allergic to peanuts", "expect": [["fact", ["jake", "peanuts"]]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i'm allowed to stay up late on saturdays", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "i don't like it", "expect": []},
@@ -1305,7 +1305,7 @@ LINES = [
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my mom's birthday is tomorrow", "expect": [["schedule", ["birthday"], "2026-11-23 09:00", "none"]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my teacher is nice", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my friend is coming over later", "expect": []},
-    {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my grandpa has a farm with cows", "expect": []},
+    {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my grandpa has a farm with cows", "expect": [["fact", ["grandpa", "farm"]]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my brother plays soccer", "expect": [["fact", ["brother", "soccer"]]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my sister goes to college", "expect": [["fact", ["sister", "college"]]]},
     {"lang": "en", "speaker": "child", "kind": "smalltalk", "text": "my dog's name is biscuit and he's three", "expect": [["fact", ["biscuit"]]]},

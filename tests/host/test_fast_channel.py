@@ -593,3 +593,17 @@ def test_how_one_lives_is_no_home_and_fillers_inside_a_name_or_an_age_go(text, e
 def test_a_parent_asking_to_have_the_child_do_something_at_a_time_is_a_reminder(text, expected):
     [write] = fast_channel(text, NOW)[1]
     assert (write["content"], write["datetime"], write["repeat"]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i love the snow outside", []),
+    ("my dog's name is biscuit and he's three", [("fact", "The user's dog's name is biscuit")]),
+    ("my friend lucy has a pony", [("fact", "The user's friend Lucy has a pony")]),
+])
+def test_the_moment_and_a_pets_age_are_not_kept_what_others_have_is(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_someone_elses_birthday_on_a_day_is_a_plan():
+    [write] = fast_channel("my mom's birthday is tomorrow", NOW)[1]
+    assert (write["type"], write["datetime"]) == ("schedule", "2026-11-23 09:00")

@@ -503,7 +503,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
                 or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
-                or _KIN_LIKED.match(item)):  # 我爱我妈妈, i love my mommy: affection, not a preference
+                or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
+                or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)):
             continue
         writes.append(opslib.write(kind, item))
 
@@ -669,6 +670,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
         return bool(m)
+    if pronoun and context.get("about") == "pet":
+        return True  # my dog's name is biscuit | he's three: the pet's, not a person's
     known = context.get("person")
     if m:
         subject = "The user's " + m.group(1).lower()
@@ -696,6 +699,8 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
         context["about"] = "self"
     if _HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause):
         return [opslib.write("fact", third_person(clause))]
+    if _PET_NAME_ZH.search(clause) or _PET_NAME_EN.search(clause) or _PET_EN.search(clause) or _PET_ZH.search(clause):
+        context["about"] = "pet"
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
         return writes  # the rest of what was said of someone else is not the user's
     _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
@@ -714,8 +719,9 @@ _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
-_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|\bbirthday\b(?! party)", re.I)
-_EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|"
+# the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
+_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
+_EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
