@@ -607,3 +607,12 @@ def test_the_moment_and_a_pets_age_are_not_kept_what_others_have_is(text, expect
 def test_someone_elses_birthday_on_a_day_is_a_plan():
     [write] = fast_channel("my mom's birthday is tomorrow", NOW)[1]
     assert (write["type"], write["datetime"]) == ("schedule", "2026-11-23 09:00")
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("我同学乐乐家有一只大狗", "主人的同学乐乐家有一只大狗"),
+    ("我表姐小美会弹钢琴", "主人的表姐小美会弹钢琴"),
+    ("我哥哥有一辆自行车", "主人的哥哥有一辆自行车"),
+])
+def test_a_person_named_beside_their_relation_in_chinese_and_what_they_have(text, fact):
+    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]

@@ -525,6 +525,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
@@ -584,6 +585,16 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
         relation = m.group(1) if m else None
         relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
+        if m and rest and not _PREDICATE_ZH.search(rest) and not _FAMILY_NAME_ZH.search(rest):
+            # a name set beside the person (我同学乐乐家有一只大狗, 我表姐小美会弹钢琴)
+            for k in (2, 3):
+                beside, after = rest[:k], rest[k:]
+                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after) and "我" not in after
+                        and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
+                        and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
+                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after}"))
+                    context["person"] = (relation, beside)
+                    return True
         named = _FAMILY_NAME_ZH.search(rest)
         known = context.get("person")
         if named and not m and known and not known[1]:  # 我有一个妹妹 她叫朵朵
