@@ -616,3 +616,15 @@ def test_someone_elses_birthday_on_a_day_is_a_plan():
 ])
 def test_a_person_named_beside_their_relation_in_chinese_and_what_they_have(text, fact):
     assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫小明的那个同学今天没来", []),
+    ("我的小名叫糖糖大名叫唐思雨", [("name", "糖糖")]),
+    ("我想告诉你我叫毛毛", [("name", "毛毛")]),
+    ("我是从北京来的", [("location", "北京")]),
+    ("my nickname is bubbles but my real name is grace", [("name", "Grace")]),
+    ("i'm eight and my sister is ten we both go to lincoln school", [("age", "8"), ("fact", "The user's sister is ten")]),
+])
+def test_relative_clauses_nicknames_and_run_on_names(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

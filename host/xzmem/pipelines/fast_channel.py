@@ -187,10 +187,11 @@ def third_person(text: str, subject: bool = True) -> str:
 
 # --- the user: profile fields, likes, facts ------------------------------------------------------
 
-_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁")
+_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
 # What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
 # a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
-_LEAD_ZH = r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说|我跟你说|告诉你)?\s*"
+_LEAD_ZH = (r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
+            r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
     rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫))"
     r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
@@ -225,7 +226,7 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
 # "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
-_NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually"
+_NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|call me|i'?m called|my name is actually"
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
@@ -238,6 +239,7 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
+    rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
@@ -373,6 +375,8 @@ def _birthday(clause: str) -> str | None:
 
 def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
     m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+    if m and clause[m.start(1):].startswith(_name_zh(m.group(1)) + "的"):
+        m = None  # 我叫小明的那个同学: a relative clause about someone, not the child's name
     if m:
         name = _name_zh(m.group(1))
         # 我叫妈妈来了: the verb calls someone, the kin word is no name
@@ -388,7 +392,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        value = m.group(1) or m.group(2) or m.group(3)
+        value = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         stop = _PLACE_STOP.search(value, 1)
         value = value[: stop.start()] if stop else value
         if value and not _NOT_A_TOWN.search(value) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
