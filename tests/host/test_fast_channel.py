@@ -628,3 +628,15 @@ def test_a_person_named_beside_their_relation_in_chinese_and_what_they_have(text
 ])
 def test_relative_clauses_nicknames_and_run_on_names(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i don't like when people call me shorty", [("dislike", "when people call me shorty")]),
+    ("what's that show i like called again", []),
+    ("我不是住在上海我是住在杭州的", [("location", "杭州")]),
+    ("我妹妹不叫朵朵她叫多多", [("family", ("妹妹", "多多"))]),
+    ("my sister isn't called anna she's called hannah", [("family", ("sister", "Hannah"))]),
+    ("my friends call me jojo", [("name", "Jojo")]),
+])
+def test_call_me_inside_a_clause_question_leftovers_and_corrected_names_of_others(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -226,7 +226,8 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
 # "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
-_NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|call me|i'?m called|my name is actually"
+_NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|i'?m called|my name is actually"
+                      r"|^(?:(?:you can|you could|please|just|and|so|hi|hello|hey) )*call me"
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
@@ -237,7 +238,7 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
 )
@@ -324,7 +325,7 @@ _KIN_LIKED = re.compile(rf"^(?:我的?|我们家的?)?(?:{_KIN_ZH})$|^(?:my |our
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
-_SUBCLAUSE_EN = re.compile(r"^(?:if|because|that)\b", re.I)
+_SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
@@ -539,7 +540,7 @@ _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|
 _PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
@@ -620,7 +621,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             context["person"] = (relation, "")
             return True
         if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in rest:
-            return bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
+            about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
+            if about and not context.get("person"):
+                context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
+            return about
         if m:
             owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
             subject = owner + relation
@@ -657,7 +661,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't")):
         return False
-    named = _FAMILY_NAME_EN.search(rest) if m else None
+    known = context.get("person")
+    # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
+    unnamed = pronoun and known and not known[1]
+    named = _FAMILY_NAME_EN.search(rest) if m or unnamed else None
     if named:
         word = named.group(1)
         lowered = word.lower()
@@ -667,14 +674,14 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                     or en_number(lowered) is not None):
                 named = None
         if named:
-            relation = m.group(1).lower()
+            relation = m.group(1).lower() if m else known[0]
             name = _title(word)
             if re.fullmatch(_KIN_EN, relation):
                 bare = relation.split()[-1]
                 writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
             else:
                 writes.append(opslib.write("fact", f"The user's {relation} is called {name}"))
-            context["person"] = (m.group(1).lower(), name)
+            context["person"] = (relation, name)
             return True
     # a name set beside the person (my friend emma likes unicorns, my sister lily is nine)
     beside = re.match(r" ([a-z][a-z'-]+)(?=( .+)$)", rest, re.I) if m and not _PREDICATE_EN.search(rest) else None
@@ -684,6 +691,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         m, rest = None, beside.group(2)
         pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
+        if m and not known:
+            context["person"] = (m.group(1).lower(), "")
         return bool(m)
     if pronoun and context.get("about") == "pet":
         return True  # my dog's name is biscuit | he's three: the pet's, not a person's
