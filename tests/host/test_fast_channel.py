@@ -640,3 +640,15 @@ def test_relative_clauses_nicknames_and_run_on_names(text, expected):
 ])
 def test_call_me_inside_a_clause_question_leftovers_and_corrected_names_of_others(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我明天不去幼儿园", []),
+    ("i'm not going to school tomorrow", []),
+    ("我喜欢我的新书包", []),
+    ("i like my new backpack", []),
+    ("我怕妈妈生气", []),
+    ("his name is leo and he's four and a half", [("fact", "He is four and a half")]),
+])
+def test_negated_plans_new_things_and_worries_are_not_kept(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

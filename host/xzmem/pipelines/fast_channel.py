@@ -509,7 +509,9 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
                 or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
                 or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
-                or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)):
+                or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)
+                or re.match(r"(?:我的新|my new\b)", item, re.I)  # 我的新书包, my new backpack: a new thing of the moment
+                or verb in ("怕", "害怕") and re.match(rf"(?:{_KIN_ZH}|他|她|别人|老师)", item)):  # 我怕妈妈生气: a worry
             continue
         writes.append(opslib.write(kind, item))
 
@@ -544,7 +546,7 @@ _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s 
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
-    r"eighteen|nineteen|twenty|\d{1,3})"
+    r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
@@ -757,6 +759,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
                       r"|^the day after tomorrow is\b", re.I)
+_NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
@@ -783,6 +786,8 @@ def _is_plan(clause: str, before: str = "") -> bool:
     zh = bool(HAN.search(clause))
     if zh and clause.endswith("了") and not re.search(r"要|明天|后天|下周|下个", clause):
         return False
+    if _NOT_PLANNED.search(clause):
+        return False  # 我明天不去幼儿园, i'm not going to school tomorrow: a plan said negated is none
     if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
         return True
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
