@@ -652,3 +652,13 @@ def test_call_me_inside_a_clause_question_leftovers_and_corrected_names_of_other
 ])
 def test_negated_plans_new_things_and_worries_are_not_kept(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是小熊猫我住在竹林里", []),
+    ("我是一只小猫咪喵喵喵", []),
+    ("我住在城堡里", []),
+    ("我是属狗的", [("fact", "主人是属狗的")]),
+])
+def test_an_animal_the_child_is_starts_play_and_a_home_inside_something_is_no_town(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
