@@ -1442,7 +1442,7 @@ LINES = [
     {"lang": "en", "speaker": "child", "kind": "dislike", "text": "i hate shots they hurt", "expect": [["dislike", "shots"]]},
     {"lang": "en", "speaker": "child", "kind": "family", "text": "in my family there's my mom my dad me and my brother", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "family", "text": "my brother's name is tiger he's three", "expect": [["family", "brother", "Tiger|tiger"], ["fact", ["three"]]]},
-    {"lang": "en", "speaker": "child", "kind": "third_party", "text": "my grandma makes the best dumplings", "expect": []},
+    {"lang": "en", "speaker": "child", "kind": "third_party", "text": "my grandma makes the best dumplings", "expect": [["fact", ["grandma", "dumplings"]]]},
     {"lang": "en", "speaker": "child", "kind": "third_party", "text": "my dad can fly a plane", "expect": [["fact", ["dad", "plane"]]]},
     {"lang": "en", "speaker": "child", "kind": "fact", "text": "i learned to swim last month", "expect": [["fact", ["swim"]]]},
     {"lang": "en", "speaker": "child", "kind": "schedule", "text": "tomorrow at 8 i have the flag ceremony at school", "expect": [["schedule", ["flag"], "2026-11-23 08:00", "none"]]},

@@ -662,3 +662,11 @@ def test_negated_plans_new_things_and_worries_are_not_kept(text, expected):
 ])
 def test_an_animal_the_child_is_starts_play_and_a_home_inside_something_is_no_town(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我最讨厌打针了好疼", [("dislike", "打针")]),
+    ("我上个月刚学会游泳", [("fact", "主人上个月刚学会游泳")]),
+])
+def test_a_remark_after_le_and_a_skill_learned_some_time_ago(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -125,8 +125,8 @@ def _items(value: str, zh: bool) -> list[str]:
 
 def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
-    if zh:
-        return _TAIL_ZH.sub("", value)
+    if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
+        return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", value)
     return value[3:] if value.lower().startswith("to ") else value
 
@@ -268,7 +268,7 @@ _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，�
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
-_SKILL_ZH = re.compile(r"^我(?:(?:已经|还不)?会|(?:刚|已经)?学会了)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
+_SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
