@@ -670,3 +670,15 @@ def test_an_animal_the_child_is_starts_play_and_a_home_inside_something_is_no_to
 ])
 def test_a_remark_after_le_and_a_skill_learned_some_time_ago(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我住在蓝色的房子里", []),
+    ("so yeah my mom is a nurse and my dad drives a truck",
+     [("fact", "The user's mom is a nurse"), ("fact", "The user's dad drives a truck")]),
+    ("my grandpa's name is joe he lives with us", [("family", ("grandpa", "Joe")), ("fact", "The user's grandpa Joe lives with us")]),
+    ("i wear glasses", [("fact", "The user wears glasses")]),
+    ("我戴眼镜", [("fact", "主人戴眼镜")]),
+])
+def test_a_house_inside_a_run_leads_before_a_relation_and_what_the_child_wears(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -143,7 +143,7 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I (?:go|work|live)\b", re.I), None),
+    (re.compile(r"^I (?:go|work|live|wear|sleep|speak|take|use|need)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
     (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
     (re.compile(r"^we\b", re.I), "The user's family"),
@@ -172,9 +172,10 @@ def third_person(text: str, subject: bool = True) -> str:
     for pattern, replacement in _EN_SUBJECT:
         m = pattern.match(text)
         if m:
-            if replacement is None:  # I go / I work / I live → The user goes / works / lives
+            if replacement is None:  # I go / I work / I wear → The user goes / works / wears
                 verb = text[2:m.end()]
-                head, rest = "The user " + verb + ("es" if verb.endswith("o") else "s"), text[m.end():]
+                ending = "es" if verb.endswith("o") else "s"
+                head, rest = "The user " + verb + ending, text[m.end():]
             else:
                 head, rest = replacement, text[m.end():]
             break
@@ -269,6 +270,7 @@ _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}
 _SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
+_WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
 _ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
@@ -290,7 +292,7 @@ _ROLE_EN = re.compile(
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
-                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$", re.I)
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I wear (?:glasses|braces|a hearing aid|hearing aids)$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
@@ -393,10 +395,10 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        value = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        stop = _PLACE_STOP.search(value, 1)
-        value = value[: stop.start()] if stop else value
-        if value and not _NOT_A_TOWN.search(value) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
+        said = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        stop = _PLACE_STOP.search(said, 1)
+        value = said[: stop.start()] if stop else said
+        if value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
     m = _PLACE_PEOPLE_ZH.search(clause)
     if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
@@ -408,7 +410,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
           or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
-          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
 
@@ -539,7 +541,7 @@ _PREDICATE_ZH = re.compile(
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
-_PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
+_PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)

@@ -78,7 +78,8 @@ _CLAUSE_EN = re.compile(
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
-    r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b))\s*",
+    r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
+    r"|(?<=\w) (?=(?:he|she) (?:lives|likes|loves|works|goes|has|can|doesn't|is)\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
@@ -101,7 +102,7 @@ _GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|
 
 
 # A piece ending in a word that needs its clause after it ("i don't like when" | "it's dark").
-_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and)$", re.I)
+_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and|make sure)$", re.I)
 
 
 def sentences(text: str) -> list[str]:
