@@ -682,3 +682,14 @@ def test_a_remark_after_le_and_a_skill_learned_some_time_ago(text, expected):
 ])
 def test_a_house_inside_a_run_leads_before_a_relation_and_what_the_child_wears(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i like the red one better", []),
+    ("我更喜欢红色的那个", []),
+    ("my mom is pregnant", []),
+    ("my uncle lives far away in australia", [("fact", "The user's uncle lives far away in australia")]),
+    ("i love watching cartoons on saturday mornings", [("like", "watching cartoons")]),
+])
+def test_a_choice_at_hand_a_state_of_a_relation_and_a_likings_time(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

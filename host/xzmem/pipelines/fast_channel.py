@@ -107,7 +107,9 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay)$", re.I)
+_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay"
+                      r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
+                      r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
                  "什么都", "所有", "一切"}
@@ -225,6 +227,8 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
                   "goofy", "tall", "short", "old", "young", "mean", "kind", "smart", "strong", "fast", "slow", "loud",
                   "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
 # "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
+_NOT_A_NAME_EN |= {"pregnant", "expecting", "absent", "different", "important", "brilliant", "patient", "independent",
+                   "confident", "upstairs", "downstairs", "outside", "inside", "asleep", "awake"}
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
 _NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|i'?m called|my name is actually"
@@ -513,6 +517,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
                 or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
                 or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)
                 or re.match(r"(?:我的新|my new\b)", item, re.I)  # 我的新书包, my new backpack: a new thing of the moment
+                # a choice between things at hand: the red one better, 红色的那个
+                or re.search(r"\b(?:one|ones)\b(?: better| more)?$|\bbetter$|[这那](?:个|一个|些)$", item, re.I)
                 or verb in ("怕", "害怕") and re.match(rf"(?:{_KIN_ZH}|他|她|别人|老师)", item)):  # 我怕妈妈生气: a worry
             continue
         writes.append(opslib.write(kind, item))
@@ -557,7 +563,7 @@ _PREDICATE_EN = re.compile(
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
-                           r"will|was|went|sick|mad|angry|home|busy|away)\b", re.I)
+                           r"will|was|went|sick|mad|angry|home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
 
 
