@@ -9,6 +9,8 @@ Relabelled with issue 27 where the old labels asked for less than the channel no
 facts about other people (我女儿今年5岁, 他喜欢踢足球, My brother likes football, 她在上海工作 after
 her name), 我是北京人 as the place 北京 (as the evaluation data labels 我是重庆人), 叫我起床 at a
 time as a schedule, and 不是周三，而是周四开会 as the meeting on Thursday rather than a note of the correction.
+Relabelled in the fc3 round: "Everyone calls me Bob" names Bob, as the evaluation data labels "everybody
+calls me sunny" and 大家都叫我小胖墩.
 """
 
 from datetime import datetime
@@ -150,7 +152,7 @@ LINES = [
     ("en", "smalltalk", "I'm so happy today", []),
     ("en", "smalltalk", "Do you like music?", []),
     ("en", "smalltalk", "Good night", []),
-    ("en", "name", "Everyone calls me Bob", []),
+    ("en", "name", "Everyone calls me Bob", [("name", "Bob")]),
     ("en", "age", "I am 29", [("age", "29")]),
     ("en", "place", "I grew up in Chicago", [("location", "Chicago")]),
     ("en", "like", "I really like reading and swimming", [("like", "reading"), ("like", "swimming")]),

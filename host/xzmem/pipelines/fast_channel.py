@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from xzmem.device import ops as opslib
 from xzmem.pipelines.spoken_time import (
     CLOCK_EN,
     CLOCK_ZH,
+    DAY_EN,
+    DAY_ZH,
     MONTHS_EN,
     ZH_NUM,
     ImpossibleDate,
@@ -38,6 +40,7 @@ from xzmem.pipelines.utterance import (
     asks_all,
     before_make_believe,
     clauses,
+    frames,
     normalise,
     sentences,
     sure,
@@ -104,9 +107,12 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay)$", re.I)
+_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay"
+                      r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
+                      r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
-                 "here", "me", "us"}
+                 "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
+                 "什么都", "所有", "一切"}
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -121,8 +127,8 @@ def _items(value: str, zh: bool) -> list[str]:
 
 def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
-    if zh:
-        return _TAIL_ZH.sub("", value)
+    if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
+        return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", value)
     return value[3:] if value.lower().startswith("to ") else value
 
@@ -139,8 +145,10 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I (?:go|work|live)\b", re.I), None),
+    (re.compile(r"^I (?:go|work|live|wear|sleep|speak|take|use|need)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
+    (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
+    (re.compile(r"^we\b", re.I), "The user's family"),
     (re.compile(r"^I\b", re.I), "The user"),
     (re.compile(r"^my\b", re.I), "The user's"),
 ]
@@ -166,9 +174,10 @@ def third_person(text: str, subject: bool = True) -> str:
     for pattern, replacement in _EN_SUBJECT:
         m = pattern.match(text)
         if m:
-            if replacement is None:  # I go / I work / I live → The user goes / works / lives
+            if replacement is None:  # I go / I work / I wear → The user goes / works / wears
                 verb = text[2:m.end()]
-                head, rest = "The user " + verb + ("es" if verb.endswith("o") else "s"), text[m.end():]
+                ending = "es" if verb.endswith("o") else "s"
+                head, rest = "The user " + verb + ending, text[m.end():]
             else:
                 head, rest = replacement, text[m.end():]
             break
@@ -181,16 +190,32 @@ def third_person(text: str, subject: bool = True) -> str:
 
 # --- the user: profile fields, likes, facts ------------------------------------------------------
 
-_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁")
+_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
+# What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
+# a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
+_LEAD_ZH = (r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
+            r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
-    r"(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫)"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫))"
     r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
-_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥)")
+_NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥|它|他|她|你)")
+# Characters children play at being: a role, never the child's name
+_CHARACTERS_ZH = re.compile(r"^(?:孙悟空|猪八戒|沙和尚|沙僧|唐僧|哪吒|艾莎|喜羊羊|美羊羊|懒羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|"
+                            r"哆啦A梦|海绵宝宝|派大星|佩奇|乔治|汪汪队|小猪佩奇|白雪公主|灰姑娘|米老鼠|唐老鸭|蜡笔小新)$")
+# "我是X" introduces a name said alone (我是张伟) or after a greeting (哈喽我是刘小北), as "i'm X" does
+# after hi; amid other talk it is as often a role in play (我是孙悟空 我有金箍棒)
+# A line that also gives an age, a home or a birthday is a self-introduction: 我是周可欣 我住在杭州,
+# i'm chloe i'm eight
+_INTRO = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:已经|才|快)?{ZH_NUM}岁|我(?:家)?(?:住在|家在|来自)|我的生日"
+                    r"|\bi(?:'m| am) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+                    r"|\bi live in\b|\bi(?:'m| am) from\b|\bmy birthday\b", re.I)
+_NAME_INTRO_EN = re.compile(r"^(?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
+_GREETING_ZH = re.compile(r"你好|您好|哈喽|哈罗|嗨|大家好|介绍|认识一下|\b(?:hi|hello|hey)\b", re.I)
 _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
                   "good", "great", "happy", "sad", "sick", "ready", "sleepy", "scared", "busy", "big", "little",
@@ -202,29 +227,39 @@ _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very"
                   "goofy", "tall", "short", "old", "young", "mean", "kind", "smart", "strong", "fast", "slow", "loud",
                   "quiet", "sweet", "cute", "strict", "out", "gone", "away", "cold", "hot", "lost", "bad", "best", "our", "always", "never", "sometimes", "working", "sleeping"}
 # "call me later", "call me when dinner is ready": a time or a clause after "call me" asks for a call, names no one
+_NOT_A_NAME_EN |= {"pregnant", "expecting", "absent", "different", "important", "brilliant", "patient", "independent",
+                   "confident", "upstairs", "downstairs", "outside", "inside", "asleep", "awake"}
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
-_NAME_EN = re.compile(r"\b(?:my name(?:'s| is)|call me|i'?m called|my name is actually)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+_NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|i'?m called|my name is actually"
+                      r"|^(?:(?:you can|you could|please|just|and|so|hi|hello|hey) )*call me"
+                      r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:是|已经|才|刚|快|都)?({ZH_NUM})岁")
-_AGE_EN = re.compile(r"\bI(?:'m| am| just turned|'m turning| turned)(?: almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and a half\b| now\b| last \w+$| this \w+$| today$)",
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
+# What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
+_LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
+_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    r"(?:^|我)(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{1,16})"
-    r"|(?:^|我)(?:现在)?在([\u4e00-\u9fff]{2,6})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{2,8}?)(?:的|人)?$"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
+    rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
+# A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
+_NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
+                         r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(r"\b(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)$|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
@@ -238,27 +273,41 @@ _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，�
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
-_SKILL_ZH = re.compile(r"^我(?:已经)?会(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包)[\u4e00-\u9fff]{0,8}了?$")
+_SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
+_WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
+_ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
     r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:叫[\u4e00-\u9fff]{1,4})?$"
 )
+_JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
+            r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
+            r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
+            r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
+            r"photographer|translator|entrepreneur|police officer|policeman|policewoman|baker|builder|carpenter|painter|"
+            r"principal|surgeon|paramedic|dancer|singer|actor|actress|businessman|businesswoman|banker|"
+            r"salesman|saleswoman|clerk|janitor|fireman|truck driver|bus driver|postman|mail carrier|"
+            r"hairdresser|barber|tailor|fisherman|gardener|zookeeper|astronaut|reporter|lifeguard|babysitter|nanny")
 _ROLE_EN = re.compile(
-    r"^I(?:'m| am) (?:an? |retired\b)(?:[\w-]+ ){0,2}(?:engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
-    r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
-    r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
-    r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
-    r"photographer|translator|entrepreneur)?(?: (?:at|in|for|of) [\w .&'-]{1,40})?$",
+    rf"^I(?:'m| am) (?:an? |retired\b)(?:[\w-]+ ){{0,2}}(?:{_JOBS_EN})?(?: (?:at|in|for|of) [\w .&'-]{{1,40}})?$",
     re.I,
 )
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
-                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$", re.I)
-_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b|^I go to [\w .'-]{2,40}$", re.I)
-_SKILL_EN = re.compile(r"^I can (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I wear (?:glasses|braces|a hearing aid|hearing aids)$", re.I)
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b"
+                        r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
+# A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
+_MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
+_SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
+_ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
+_PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
+_TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
+_PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
+                          r"parrot|bird|guinea pig|lizard|pony)(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+$", re.I)
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
                      r"horse)s?\b.{0,30}$", re.I)
@@ -267,17 +316,26 @@ _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w
 _ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕"
 _LIKE_ZH = re.compile(
-    rf"(?:^|我){_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
+    rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
-_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 _LIKE_EN = re.compile(
-    r"(?:^|\bI )(?:really |also |do |totally |absolutely |just |still )?"
+    r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
+    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
     re.I,
 )
+# A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
+_PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
+_KIN_LIKED = re.compile(rf"^(?:我的?|我们家的?)?(?:{_KIN_ZH})$|^(?:my |our )?(?:{_KIN_EN})s?$", re.I)
+_PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
+_TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
+_SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
+_SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
-                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$", re.I)
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
+                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
@@ -287,9 +345,14 @@ _IMPORTANT = re.compile(r"^(?:重要|记住)[：:]\s*|^(?:important|remember):\s
 _NEGATED = re.compile(r"不是|不叫|不住|没有|\bnot\b|n't\b|\bnever\b", re.I)
 
 
+def _unstutter(name: str) -> str:
+    """吴吴梓轩 → 吴梓轩, 李李娜 → 李娜: a surname said twice before the given name."""
+    return name[1:] if len(name) in (3, 4) and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
+
+
 def _name_zh(value: str) -> str:
     stop = _NAME_STOP.search(value, 1)
-    return _TAIL_ZH.sub("", value[: stop.start()] if stop else value)
+    return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
 
 def _birthday(clause: str) -> str | None:
@@ -306,7 +369,8 @@ def _birthday(clause: str) -> str | None:
         month_word, day_text = ((m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3)) if m.group(3)
                                 else (m.group(5), m.group(6)))
         month = next((i + 1 for i, name in enumerate(MONTHS_EN) if name.startswith(month_word.lower()[:3])), None)
-        year, day = None, en_number(day_text)
+        # "july fourth like the fireworks": the day is the number words, not what is said after them
+        year, day = None, en_number(day_text) or en_number(day_text.split()[0])
     if not month or not day:
         return None
     try:
@@ -316,39 +380,49 @@ def _birthday(clause: str) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"{month:02d}-{day:02d}"
 
 
-def _identity_zh(clause: str, writes: list[dict]) -> None:
-    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) else _NAME_IS_ZH.search(clause))
+def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
+    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+    if m and clause[m.start(1):].startswith(_name_zh(m.group(1)) + "的"):
+        m = None  # 我叫小明的那个同学: a relative clause about someone, not the child's name
     if m:
         name = _name_zh(m.group(1))
-        if name and not _NOT_A_NAME_ZH.search(name) and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1))):
+        # 我叫妈妈来了: the verb calls someone, the kin word is no name
+        full_name = len(name) == 3 and name[0] in _SURNAMES[:-2]  # 李小龙: a surname and a given name
+        if (name and (full_name or not _NOT_A_NAME_ZH.search(name)) and not _CHARACTERS_ZH.match(name)
+                and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
+                and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
-    if m and "不是" not in clause:
+    if m and "不是" not in clause and not re.match(r"的时候|那年|时", clause[m.end():]):  # 我三岁的时候: a time, not an age
         age = zh_number(m.group(1))
         if age is not None and 0 < age < 130:
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        value = m.group(1) or m.group(2) or m.group(3)
-        stop = _PLACE_STOP.search(value, 1)
-        value = value[: stop.start()] if stop else value
-        if value:
+        said = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        stop = _PLACE_STOP.search(said, 1)
+        value = said[: stop.start()] if stop else said
+        if value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
     m = _PLACE_PEOPLE_ZH.search(clause)
-    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not re.search(_ROLE_NOUN, m.group(1) + "人")
+    if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
+            and not re.search(_ROLE_NOUN, m.group(1) + "人")
             and not re.search("[你我他她的]", m.group(1))):
         writes.append(opslib.write("location", m.group(1)))
     m = _GENDER_ZH.search(clause)
     if m:
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
-          or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) or _PET_ZH.search(clause)
+          or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
 
 
-def _identity_en(clause: str, writes: list[dict]) -> None:
-    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause)
+def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> None:
+    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause) or (_NAME_INTRO_EN.search(clause) if introduced else None)
+    if m and m.re is _NAME_INTRO_EN and _NOT_A_NAME_WORD.search(m.group(1).lower()):
+        m = None  # i'm excited, i'm hungry…: a state, not a name
     if m:
         first = m.group(1).split()[0]
         # what follows the name, less a polite tail (jojo please, bear from now on)
@@ -373,21 +447,32 @@ def _identity_en(clause: str, writes: list[dict]) -> None:
             later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
-        if place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place):
+        if (place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place)
+                and not _NOT_A_TOWN.search(place)):
             writes.append(opslib.write("location", _title(place)))
     m = _GENDER_EN.search(clause)
     if m:
         writes.append(opslib.write("gender", _GENDER[m.group(1).lower()]))
-    elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause) or _SKILL_EN.search(clause)
-          or _TRAIT_EN.search(clause)
+    elif (_ROLE_EN.search(clause) or _WORK_EN.search(clause) or _SCHOOL_EN.search(clause)
+          or _SKILL_EN.search(clause) and not _MOMENT_SKILL.search(clause) or _TRAIT_EN.search(clause)
+          or _PET_NAME_EN.search(clause) or _TOY_NAME_EN.search(clause)
           or _PET_EN.search(clause)) and not _HEALTH_EN.search(clause) and not _NEGATED.search(clause):
         writes.append(opslib.write("fact", third_person(clause)))
 
 
-def _identity(clause: str, writes: list[dict]) -> None:
-    zh = bool(HAN.search(clause))
-    (_identity_zh if zh else _identity_en)(clause, writes)
-    if re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
+_BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
+
+
+def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None) -> None:
+    if HAN.search(clause):
+        _identity_zh(clause, writes, greeted)
+    else:
+        _identity_en(clause, writes, greeted)
+    relative = _BIRTHDAY_TODAY.match(clause)
+    if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
+        offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
+        writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
+    elif re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
@@ -398,9 +483,18 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        # "my favorite food is mac and cheese": one favourite is one thing; "favorites are" may be several
+        one = not zh and favourite.group(1) is not None and not re.search(r"favou?rites\b", clause, re.I)
+        if re.search(r"[这那](?:一|个|段|次|本|集)", said):
+            return  # 我最喜欢的是放烟花那一段: a part of what was just told or seen
         # "i'm a big fan of you": about the companion, not a liking to keep
-        writes.extend(opslib.write("like", item) for item in _items(said, zh)
+        writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
+        return
+    taste = _TASTE_ZH.match(clause) if zh else None
+    if taste and not re.match(r"[这那你它今昨明]", taste.group(1)):  # 胡萝卜最难吃了: a thing judged by taste
+        kind = "dislike" if taste.group(2).startswith("难") else "like"
+        writes.append(opslib.write(kind, taste.group(1)))
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
@@ -412,12 +506,20 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
+        return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     for item in _items(value, zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
         if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
-                or re.search(r"你|您|\byou\b", item, re.I)):
+                or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
+                or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
+                or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)
+                or re.match(r"(?:我的新|my new\b)", item, re.I)  # 我的新书包, my new backpack: a new thing of the moment
+                # a choice between things at hand: the red one better, 红色的那个
+                or re.search(r"\b(?:one|ones)\b(?: better| more)?$|\bbetter$|[这那](?:个|一个|些)$", item, re.I)
+                or verb in ("怕", "害怕") and re.match(rf"(?:{_KIN_ZH}|他|她|别人|老师)", item)):  # 我怕妈妈生气: a worry
             continue
         writes.append(opslib.write(kind, item))
 
@@ -427,40 +529,55 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+# What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
+# friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
+_OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
+                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
-    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么)[\u4e00-\u9fff]{{1,10}}"
+    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}|(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
+    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
-_TRANSIENT_ZH = re.compile(r"今天|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
-_PERSON_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
+_TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
+_PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
-    r"^(?:(?:'s| is) (?:a|an) [\w -]{2,30}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{2,30}"
+    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
-    r"eighteen|nineteen|twenty|\d{1,3})"
+    r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
-    r"|(?: doesn't| does not| never| can't| cannot) [a-z]+[\w ,'-]{0,40}"
+    r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
-                           r"will|was|went|sick|mad|angry|home|busy|away)\b", re.I)
+                           r"will|was|went|sick|mad|angry|home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
 
 
+# What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
+_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+                      r"都要|年级|幼儿园|[大中小]班")
+_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+                      r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
+                      r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
+                      r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
+
+
 def _person_name_zh(value: str) -> str | None:
-    name = _TAIL_ZH.sub("", value) or value
+    name = _unstutter(_TAIL_ZH.sub("", value) or value)
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
         return None
     return name
@@ -479,8 +596,20 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 return False
             pronoun = re.match("", clause)
         rest = clause[(m or pronoun).end():]
+        if re.match(r"(?:都|也)叫我", rest):
+            return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
         relation = m.group(1) if m else None
         relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
+        if m and rest and not _PREDICATE_ZH.search(rest) and not _FAMILY_NAME_ZH.search(rest):
+            # a name set beside the person (我同学乐乐家有一只大狗, 我表姐小美会弹钢琴)
+            for k in (2, 3):
+                beside, after = rest[:k], rest[k:]
+                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after) and "我" not in after
+                        and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
+                        and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
+                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after}"))
+                    context["person"] = (relation, beside)
+                    return True
         named = _FAMILY_NAME_ZH.search(rest)
         known = context.get("person")
         if named and not m and known and not known[1]:  # 我有一个妹妹 她叫朵朵
@@ -501,13 +630,24 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if m and not rest and m.group(0).startswith("我"):
             context["person"] = (relation, "")
             return True
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest):
-            return bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in rest:
+            about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
+            if about and not context.get("person"):
+                context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
+            return about
         if m:
             owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
-            subject = owner + (relation if m.group(0).startswith(("我们家", "我家")) is False else relation)
+            subject = owner + relation
+            if owner and not (known and known[0] == relation):
+                context["person"] = (relation, "")  # 我爸爸是警察 会开车: the next clause is still his
+        elif known:
+            subject = f"主人的{known[0]}{known[1]}"
+        elif not pronoun.group(0) or not _CARE_ZH.search(rest):
+            # a bare 他/她 with no one named before it: only what a parent tells of the child (他有哮喘,
+            # 她特别喜欢跳舞, 他今年六岁); 他会飞, 他住在森林里 are a story's or a cartoon's
+            return bool(pronoun.group(0))
         else:
-            subject = f"主人的{known[0]}{known[1]}" if known else pronoun.group(0)
+            subject = pronoun.group(0)
         writes.append(opslib.write("fact", subject + rest.replace("我", "主人")))
         return True
     m = _HAVE_PERSON_EN.search(clause)
@@ -531,7 +671,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't")):
         return False
-    named = _FAMILY_NAME_EN.search(rest) if m else None
+    known = context.get("person")
+    # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
+    unnamed = pronoun and known and not known[1]
+    named = _FAMILY_NAME_EN.search(rest) if m or unnamed else None
     if named:
         word = named.group(1)
         lowered = word.lower()
@@ -541,22 +684,37 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                     or en_number(lowered) is not None):
                 named = None
         if named:
-            relation = m.group(1).lower()
+            relation = m.group(1).lower() if m else known[0]
             name = _title(word)
             if re.fullmatch(_KIN_EN, relation):
                 bare = relation.split()[-1]
                 writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
             else:
                 writes.append(opslib.write("fact", f"The user's {relation} is called {name}"))
-            context["person"] = (m.group(1).lower(), name)
+            context["person"] = (relation, name)
             return True
+    # a name set beside the person (my friend emma likes unicorns, my sister lily is nine)
+    beside = re.match(r" ([a-z][a-z'-]+)(?=( .+)$)", rest, re.I) if m and not _PREDICATE_EN.search(rest) else None
+    if (beside and _PREDICATE_EN.search(beside.group(2)) and beside.group(1).lower() not in _NOT_A_NAME_EN
+            and en_number(beside.group(1)) is None and not _NOT_A_NAME_WORD.search(beside.group(1).lower())):
+        context["person"] = (m.group(1).lower(), _title(beside.group(1)))
+        m, rest = None, beside.group(2)
+        pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
+        if m and not known:
+            context["person"] = (m.group(1).lower(), "")
         return bool(m)
+    if pronoun and context.get("about") == "pet":
+        return True  # my dog's name is biscuit | he's three: the pet's, not a person's
+    known = context.get("person")
     if m:
         subject = "The user's " + m.group(1).lower()
+    elif known:
+        subject = f"The user's {known[0]} {known[1]}"
+    elif not _CARE_EN.search(rest):
+        return True  # "he can fly", "she lives in a castle": no one named, a story's, not the child's
     else:
-        known = context.get("person")
-        subject = f"The user's {known[0]} {known[1]}" if known else pronoun.group(0).split("'")[0].capitalize()
+        subject = pronoun.group(0).split("'")[0].capitalize()
     verb_rest = rest[2:] if rest.startswith("'s") else rest[1:] if rest.startswith(" ") else rest
     if rest.startswith("'s"):
         verb_rest = "is" + rest[2:]
@@ -575,9 +733,12 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
         context["about"] = "self"
     if _HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause):
         return [opslib.write("fact", third_person(clause))]
+    if _PET_NAME_ZH.search(clause) or _PET_NAME_EN.search(clause) or _PET_EN.search(clause) or _PET_ZH.search(clause):
+        context["about"] = "pet"
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
         return writes  # the rest of what was said of someone else is not the user's
-    _identity(clause, writes)
+    _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
+              or context.get("alone", False) and bool(HAN.search(clause)), context.get("now"))
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
         writes.append(opslib.write("fact", third_person(clause)))
@@ -588,11 +749,25 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|\bremind\b|\bdon'?t forget\b|\bremember to\b|\bwake me\b|\btodo\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛")
-_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll)\b|\b(?:i'm|we're|were|she's|he's) "
+_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+                        r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
+# the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
+_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
+_EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
+             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
+# "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
+_GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
+_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
-                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b", re.I)
+                      r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
+                      r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
+                      r"|\b(?:i'm|we're|were|she's|he's|they're) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
+                      r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
+                      rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
+                      r"|^the day after tomorrow is\b", re.I)
+_NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
@@ -600,16 +775,18 @@ _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得�
                            r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
-    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?)\s+"
+    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
+    r"|^让(?:他|她|孩子|宝宝)"
     r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
     r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
     re.I,
 )
 
 
-def _is_plan(clause: str) -> bool:
-    if re.search(r"生日|\bbirthday\b", clause, re.I):
-        return False  # a date said of a birthday is the birthday, not an appointment
+def _is_plan(clause: str, before: str = "") -> bool:
+    """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
+    if _BIRTHDAY_WORD.search(clause):
+        return False  # a date said of a birthday is the birthday, not an appointment (a birthday party is one)
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
     if _NOT_A_PLAN.search(clause):
@@ -617,6 +794,10 @@ def _is_plan(clause: str) -> bool:
     zh = bool(HAN.search(clause))
     if zh and clause.endswith("了") and not re.search(r"要|明天|后天|下周|下个", clause):
         return False
+    if _NOT_PLANNED.search(clause):
+        return False  # 我明天不去幼儿园, i'm not going to school tomorrow: a plan said negated is none
+    if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
+        return True
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
 
 
@@ -663,7 +844,8 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     # a plan needs a time one can be reminded at: 每天中午都要午睡 is a habit, not an appointment
     timed_plans = [i for i in timed if not _habit_time(clauses[i])]
     plans = [i for i in timed_plans if _is_plan(clauses[i])]
-    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed and _is_plan(clauses[i + 1])]
+    plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed
+              and _is_plan(clauses[i + 1], clauses[i])]
     if remind and timed:
         marked = sorted(set(remind) | set(timed))
     elif plans:
@@ -671,13 +853,20 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
     else:
         return None
     first, end = marked[0], marked[-1] + 1
+    if first >= 2 and _RETRACT.match(clauses[first - 1]) and first - 2 in timed:
+        first -= 2  # 明天下午三点 | 不对 | 是四点去游泳: the corrected clause keeps the day said before
     kept = [c for c in clauses[first:end] if not re.match(r"^(?:不是|不对|not)\b|^不是", c, re.I)]
+    taken_back = [k for k in range(first, end) if _RETRACT.match(clauses[k])]
+    if taken_back:  # 明天下午三点 | 不对 | 是四点去游泳: the clock said before is taken back, its day stays
+        before = "".join(clauses[first:taken_back[-1]])
+        day = (DAY_ZH if HAN.search(before) else DAY_EN).search(before)
+        kept = ([day.group(0)] if day else []) + clauses[taken_back[-1] + 1:end]
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
     when = parse_when(text, now)
     if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
-    content = _todo_content(joiner.join(c for c in kept if "生日" not in c and "birthday" not in c.lower()) or text)
+    content = _todo_content(joiner.join(c for c in kept if not _BIRTHDAY_WORD.search(c)) or text)
     if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
@@ -707,8 +896,8 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 
 _DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
-_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|sorry)$", re.I)
-_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*([^\s，。,.！？!?]{1,12})$", re.I)
+_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
+_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict:
@@ -720,15 +909,40 @@ def _with_value(op: dict, value: str) -> dict:
     return opslib.write(op["type"], value)
 
 
+# A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
+_PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
+_PARENT_EN = re.compile(r"^(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
+
+
+# What a role does next in play: an intention said right after claiming the role
+_ACTS_IN_PLAY = re.compile(r"^我(?:要|来|会|马上|现在)(?!去上班|上班)|^(?:and )?i'?m (?:gonna|going to)\b|^(?:and )?i(?:'ll| will)\b", re.I)
+
+
+def _asks_back(said: list[str]) -> bool:
+    """我家住在成都你去过成都吗: a statement, then a question to the companion; only the question goes
+    (…你还记得吧 asks back what came before: all of it is a question)."""
+    return (len(said) > 1 and said[-1].startswith("你") and "记得" not in said[-1] and said[0].startswith("我")
+            and not asks(said[0]))
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
-    said = [] if asks_all(sentence) else clauses(sentence)
+    said = clauses(sentence)
+    if asks_all(sentence) or QUESTION_END.search(sentence):
+        said = said[:-1] if _asks_back(said) else []
+    context["greeted"] = context.get("greeted", False) or bool(_GREETING_ZH.search(sentence))
+    context["alone"] = len(said) == 1
+    context["now"] = now
+    context["introduced"] = bool(_INTRO.search(sentence))
     parts = [c for c in sure(said) if not asks(c)]
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
+    framing = frames(parts)
     todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
+    if todo is not None and {"wish", "secret"} & set(framing[todo[0]:todo[1]]):
+        todo = None  # 我好想明天去游乐园: a wish, not a plan
     writes: list[dict] = []
     previous: list[dict] = []
     retracted: list[dict] = []
@@ -739,11 +953,15 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             if re.search(r"生日|\bbirthday\b", clause, re.I):
                 writes.extend(op for op in _clause_writes(clause, categories, context) if op["type"] == "birthday")
             continue
+        if framing[i] and not (framing[i] == "reported" and (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause))):
+            continue  # someone else's words, a wish, a secret; a health fact passed on is still kept
         if _RETRACT.match(clause):  # 我妈妈叫王丽 不对 是王莉: what came before is taken back
             retracted = [op for op in previous if op in writes]
             writes = [op for op in writes if op not in retracted]
             continue
-        if clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
+        if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
+            clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
+        elif clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
             before = parts[i - 1]
             if _NEGATED.search(before):
                 subject = "我" if before.startswith("我") else ""
@@ -754,14 +972,32 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
         fixed = _FIXED.match(clause)
+        after = parts[i + 1] if i + 1 < len(parts) else ""
+        if (_ROLE_ZH.search(clause) or _ROLE_EN.search(clause)) and _ACTS_IN_PLAY.match(after):
+            break  # 我是警察 | 我要抓坏人, i'm a police officer | i'm gonna arrest you: a role in play from here on
+        parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
+        if parent:
+            context["speaker"] = parent.group(1).lower()
+            continue
+        if retracted and fixed and re.search(r"的[\u4e00-\u9fff]$", fixed.group(1)):
+            # 我叫欣欣 开心的心 不对 是欣欣向荣的欣: a character explained again, the name stands
+            writes.extend(op for op in retracted if op not in writes)
+            retracted = []
+            continue
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]
             retracted = []
         else:
             ops = _clause_writes(clause, categories, context)
+        if context.get("speaker"):  # 我是他妈妈 | 我叫林芳: the mother's name
+            relation = {"妈": "妈妈", "爸": "爸爸", "mommy": "mom", "mum": "mom", "daddy": "dad"}.get(
+                context["speaker"], context["speaker"])
+            ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
+                   if op["type"] == "name" else op for op in ops]
         # "i like dogs but not cats": the negated tail of a liking is a dislike
         m = re.match(r"^not (.{2,30})$", clause, re.I)
-        if not ops and m and previous and all(op["type"] == "like" for op in previous):
+        if (not ops and m and previous and all(op["type"] == "like" for op in previous)
+                and re.search(rf"\bbut {re.escape(clause)}", sentence, re.I)):
             ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
         previous = ops or previous
         for op in ops:
@@ -775,7 +1011,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         return [opslib.write("fact", ("重要：" if zh else "Important: ") + third_person(key, subject=False))]
     if "todo" in categories and re.search(r"^(?:你)?(?:要)?(?:别忘了|记得要?|帮我记)|\bdon'?t forget\b|\bremember to\b", sentence, re.I):
         return [opslib.write("fact", ("待办：" if zh else "To do: ") + _todo_content(sentence))]
-    if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b", sentence, re.I):
+    # a correction note says both what was wrong and what is right (不是X，而是Y; I meant X, not Y)
+    if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b.*\bnot\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
 
@@ -795,7 +1032,8 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         by_sentence.setdefault(signal.sentence, []).append(signal)
     context: dict = {}
     for sentence in sentences(told):
-        if QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I):
+        if (QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I)
+                and not _asks_back(clauses(sentence))):
             continue  # "你需要休息吗？" asks; it states nothing to store
         hits = by_sentence.get(sentence) or [s for s in signals if sentence in s.sentence]
         try:

@@ -75,18 +75,20 @@ REPEAT_WEEKLY = re.compile(
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
-    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
+    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
     rf"|(?:({ZH_NUM})月)?({ZH_NUM})[日号]"
 )
 DAY_EN = re.compile(
-    rf"\b(today|tonight|tomorrow|this (?:morning|afternoon|evening))\b"
+    rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
+    rf"|new year'?s day)\b"
     rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$)",
     re.I,
 )
 _PERIOD_ZH = r"早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|今早|明早"
-CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分?)?")
+# (?<![周期拜]): 周五七点 is Friday at seven, not a clock of 五七
+CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*(?<![周期拜])([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分?)?")
 _PERIOD_ONLY_ZH = re.compile(_PERIOD_ZH)
 CLOCK_EN = re.compile(
     rf"\b(?:at )?(\d{{1,2}})(?::(\d{{2}}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock)?(?=\W|$)(?<=\S)"
@@ -99,6 +101,7 @@ RELATIVE = re.compile(
     rf"(半|{ZH_NUM})个?半?(小时|钟头|分钟)(?:以后|之后|后)|\bin (?:(an?|half an?|{_EN_NUM_WORD}|\d{{1,3}}) )?(hour|hours|minutes?|mins?)\b",
     re.I,
 )
+_MORNING_DEED = re.compile(r"起床|醒|早饭|早餐|上学|校车|晨跑|\b(?:wake|waking|get up|getting up|breakfast|school bus|bus|run|jog)\b", re.I)
 _PM_EN = re.compile(r"\b(?:afternoon|evening|tonight|night|pm|p\.m\.)\b", re.I)
 _AM_EN = re.compile(r"\b(?:morning|am|a\.m\.)\b", re.I)
 
@@ -160,6 +163,8 @@ def _day_zh(m: re.Match, today: date) -> tuple[date, int | None]:
     """(day, weekday or None) for a Chinese day word."""
     if m.group(1):
         word = m.group(1)
+        if word in ("月底", "元旦"):
+            return _named_day(today, word), None
         offset = {"今天": 0, "今晚": 0, "今早": 0, "明天": 1, "明晚": 1, "明早": 1, "后天": 2, "大后天": 3}[word]
         return today + timedelta(days=offset), None
     if m.group(2):
@@ -195,10 +200,21 @@ def _month_day(today: date, month: int | None, dom: int | None, said: str) -> da
     return candidate
 
 
+def _named_day(today: date, word: str) -> date:
+    """The end of this month (月底, the end of the month) or New Year's Day (元旦), the next one from today."""
+    if word in ("元旦", "new year's day", "new years day"):
+        return date(today.year + 1, 1, 1)
+    first_of_next = date(today.year + today.month // 12, today.month % 12 + 1, 1)
+    return first_of_next - timedelta(days=1)
+
+
 def _day_en(m: re.Match, today: date) -> tuple[date, int | None]:
     if m.group(1):
         word = m.group(1).lower()
-        return today + timedelta(days=1 if word == "tomorrow" else 0), None
+        if "end of" in word or word.startswith("new year"):
+            return _named_day(today, word), None
+        offset = 2 if word == "the day after tomorrow" else 1 if word == "tomorrow" else 0
+        return today + timedelta(days=offset), None
     if m.group(2) or m.group(3):
         wanted = WEEKDAYS_EN.index(m.group(2).lower()) if m.group(2) else 5
         return today + timedelta(days=(wanted - today.weekday()) % 7), wanted
@@ -267,8 +283,10 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
         hour, minute = 9, 0
     else:
         hour, minute, period = clock
-        if not period and 1 <= hour <= 5:
-            hour += 12  # nobody is reminded at three in the night: 三点, at 3 mean the afternoon
+        if not period and (1 <= hour <= 5 or 6 <= hour <= 7 and not _MORNING_DEED.search(sentence)):
+            # nobody is reminded at three in the night: 三点, at 3 mean the afternoon; a lesson or a game
+            # "at 6" is in the evening, a wake-up or breakfast at 6 in the morning
+            hour += 12
         elif not period and _PERIOD_ONLY_ZH.search(sentence):
             p = _PERIOD_ONLY_ZH.search(sentence).group(0)
             if p in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12:

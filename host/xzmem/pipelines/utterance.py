@@ -13,14 +13,21 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
-_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
-_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])那个|小智$")
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
+_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
+                        r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
+_STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff])\1+")
 # A name said one character at a time (王 子 涵) is one word.
 _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
 _STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
-_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was) like\b", re.I)  # "my name is like ava"
+_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was|i'm|im) like\b(?! to\b)", re.I)  # "my name is like ava", "i'm like eight"
+# What asks the companion to keep a statement, said before it: the statement is the thing to keep
+# (remember that i like sharks, can you remember that…, 你要记住我…)
+_KEEP_THIS = re.compile(r"^(?:(?:can|could|will) you |please |and |so )?(?:remember that (?=i\b|i'm\b|my\b)"
+                        r"|remember (?=i (?:like|love|hate|don't like|am)\b|i'm\b|my name\b))"
+                        r"|^(?:你)?(?:要|一定要)?(?:记住|记好)(?:了)?(?=我)", re.I)
 # Contractions typed or transcribed without their apostrophe.
 _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
@@ -32,17 +39,18 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
 
 def normalise(text: str) -> str:
     """The line without hesitations, stutters and wake words; English contractions restored."""
-    text = text.strip()
+    text = _KEEP_THIS.sub("", text.strip())
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
-        text = _STUTTER_ZH.sub(r"\1", text)
+        text = _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text))
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
         text = _STUTTER_ZH.sub(r"\1", text)
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
+    text = re.sub(r"^(?:like|so like|and like),?\s+", "", text, flags=re.I)
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = _STUTTER_EN.sub(r"\1", text)
@@ -56,12 +64,22 @@ def normalise(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
-    r"|(?=(?:我)?(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
+    r"|(?=因为|所以)|(?<=不对)(?=[我你他她])"
+    r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
+    r"|(?<=岁)(?![了啦半的时那])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
+    r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是)|(?<=不是)(?=是)"
+    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])"
 )
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
+    r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
+    r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b))\s*",
+    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
+    r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
+    r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
+    r"|(?<=\w) (?=(?:he|she) (?:lives|likes|loves|works|goes|has|can|doesn't|is)\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
@@ -73,7 +91,7 @@ _CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|怕)")
 _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一")
 # A segment that is only a person (我爸爸, 我的好朋友): the 不 after it is that person's.
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
-_NEW_SUBJECT = re.compile(r"[我你他她](?!们家)")
+_NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
 _TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
 
@@ -84,7 +102,7 @@ _GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|
 
 
 # A piece ending in a word that needs its clause after it ("i don't like when" | "it's dark").
-_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and)$", re.I)
+_OPEN_END = re.compile(r"\b(?:when|if|because|where|that|what|than|and|make sure)$", re.I)
 
 
 def sentences(text: str) -> list[str]:
@@ -102,7 +120,7 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她":
+        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它":
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
     return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
@@ -140,7 +158,7 @@ _ASK_ZH = re.compile(
     r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
 )
 _ASK_EN = re.compile(
-    r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
+    r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what(?! i (?:like|love) (?:the )?(?:most|best) is\b)|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
     r"can|could|will|would|should|have|has|was|were|shall|may)\b|\bdo you know\b|\bright$",
     re.I,
 )
@@ -158,7 +176,7 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
                     re.I)
 
 
@@ -168,6 +186,52 @@ def sure(said: list[str]) -> list[str]:
     bare = [bool(_HEDGE.fullmatch(c.strip(" ,.!。，！吧"))) for c in said]
     return [c for i, c in enumerate(said)
             if not _HEDGE.search(c) and not (i and bare[i - 1]) and not (i + 1 < len(bare) and bare[i + 1])]
+
+
+# Frames that make what follows them not the speaker's own statement: someone else's words or
+# thoughts (妈妈说我…, 她说她想…, my mom says i…), a wish (我希望…, 我想当…, i wish, i want to be),
+# a secret (我跟你说个秘密…, i'll tell you a secret…; a secret liking is a crush, not a preference).
+# The frame's own clause and the clause it opens state nothing to keep; a health fact a parent or
+# teacher passes on (妈妈说我对虾过敏) is the exception, kept by the caller.
+_REPORTED_ZH = re.compile(
+    r"(?:[妈爸哥姐弟妹爷奶公婆姥舅姑姨叔婶伯师学友他她们家人别]|有人|大家|别人|人家)(?:都|也|还|总|老|又|就|跟我|对我)?(?:说|讲|觉得|以为|认为)"
+    r"|听(?:别人|人|妈妈|爸爸|老师)?说|告诉我")
+_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为")
+_SECRET_ZH = re.compile(r"秘密|偷偷|悄悄|暗恋|不许告诉|别告诉")
+_REPORTED_EN = re.compile(
+    r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought|knows|knew|believes|guesses|bets)\b"
+    r"|\bi heard\b",
+    re.I)
+_WISH_EN = re.compile(r"\bi (?:wish|want|wanna|hope|would like|'d like|really want|want to be|wanna be)\b|\bi'?d love\b"
+                      r"|\bmy (?:dream|wish) is\b|\bwhen i'?m (?:big|bigger|older|a grown ?up)\b", re.I)
+_SECRET_EN = re.compile(r"\bsecret\b|\bdon'?t tell\b|\bpromise not to tell\b|\bcrush\b", re.I)
+
+
+def _frame(clause: str) -> tuple[str, bool]:
+    """("reported" | "wish" | "secret" | "", whether the frame ends the clause and so opens the next)."""
+    zh = bool(HAN.search(clause))
+    for kind, pattern in (("reported", _REPORTED_ZH if zh else _REPORTED_EN), ("wish", _WISH_ZH if zh else _WISH_EN),
+                          ("secret", _SECRET_ZH if zh else _SECRET_EN)):
+        m = pattern.search(clause)
+        if m:
+            rest = clause[m.end():].strip()
+            return kind, len(rest) <= 3 if zh else len(rest.split()) <= 1
+    return "", False
+
+
+def frames(said: list[str]) -> list[str]:
+    """For each clause, the frame it is said under: its own, or that of the clause right before it when
+    that clause ends in one (我跟你说个秘密 | 我喜欢…, 我希望 | 我有一只小狗); "" for a plain statement."""
+    out, opened = [], ""
+    for i, clause in enumerate(said):
+        own, opens = _frame(clause)
+        out.append(own or opened)
+        after = said[i + 1] if i + 1 < len(said) else ""
+        # 我爸爸说他小时候 | 也怕打雷: someone's words run on into a clause with no subject of its own
+        # (in English the reported words are the next clause whatever it starts with: she knows | i'm seven)
+        runs_on = own == "reported" and (not HAN.search(clause) or not re.match(r"我|I\b|I'm\b", after, re.I))
+        opened = own if opens or runs_on else ""
+    return out
 
 
 def asks(clause: str) -> bool:
@@ -181,12 +245,22 @@ def asks(clause: str) -> bool:
 
 # --- make-believe -----------------------------------------------------------------------------
 
+# Characters and creatures a child becomes in play (我是恐龙 嗷呜, i'm spiderman and i can climb walls):
+# what follows is the role's, not the child's.
+_ROLES_ZH = ("恐龙|霸王龙|老虎|狮子|大灰狼|怪兽|怪物|公主|王子|超人|奥特曼|蜘蛛侠|钢铁侠|海盗|巫婆|女巫|魔法师|仙女|美人鱼|机器人|"
+             "孙悟空|猪八戒|哪吒|艾莎|喜羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|佩奇")
+_ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|robot|mermaid|unicorn|king|queen|knight|witch|"
+             "wizard|ninja|fairy|ghost|zombie|vampire|spider-?man|batman|superman|iron ?man|hulk|elsa|shark|lion|tiger|"
+             "wolf|bear|kitty|puppy|doggy|cowboy|astronaut|alien")
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
-    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是"
-    r"|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
-    r"|\bin (?:the|my|this|that) (?:game|story|show|movie|cartoon|book|dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
+    r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
+    r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
+    rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
+    r"|我是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
+    r"|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
