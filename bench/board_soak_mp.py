@@ -106,10 +106,10 @@ class Soak:
         if r < 13:
             if not self.sched % 2:  # none of ours waiting: add one, to complete another time
                 return self.schedule_change()
-            return "memory", {"action": "complete_schedule", "content": "练琴 %d" % self.sched}
+            return "memory", {"action": "complete_schedule", "content": f"练琴 {self.sched}"}
         if r < 15:
-            ops = [{"op": "write", "type": "fact", "content": "同步事实 %d-%d 记住这件事" % (i, k)} for k in range(20)]
-            return "memory_sync", {"action": "apply", "batch_id": "soak-%d" % i, "ops": ops}
+            ops = [{"op": "write", "type": "fact", "content": f"同步事实 {i}-{k} 记住这件事"} for k in range(20)]
+            return "memory_sync", {"action": "apply", "batch_id": f"soak-{i}", "ops": ops}
         return None, None  # an abrupt reconnect
 
     def schedule_change(self):
@@ -117,9 +117,9 @@ class Soak:
         self.sched += 1
         n = self.sched
         if n % 2:
-            return "memory", {"action": "write", "type": "schedule", "content": "练琴 %d" % n,
-                              "datetime": "2030-03-%02d %02d:%02d" % (1 + n % 28, 8 + n % 12, n % 60)}
-        return "memory", {"action": "delete", "type": "schedule", "content": "练琴 %d" % (n - 1)}
+            return "memory", {"action": "write", "type": "schedule", "content": f"练琴 {n}",
+                              "datetime": f"2030-03-{1 + n % 28:02d} {8 + n % 12:02d}:{n % 60:02d}"}
+        return "memory", {"action": "delete", "type": "schedule", "content": f"练琴 {n - 1}"}
 
     def judge(self, reply, name, args):
         self.out["answered"] += 1
@@ -131,7 +131,7 @@ class Soak:
             self.out["full"] += 1  # a type at capacity, refused as it should be
         elif "error" in reply or reply.get("result", {}).get("isError"):
             self.out["errors"] += 1
-            self.problem("%s %s: %s" % (name, args.get("action"), text))
+            self.problem(f"{name} {args.get('action')}: {text}")
 
     async def until_held(self, n):
         for _ in range(250):
@@ -163,7 +163,7 @@ class Soak:
         await self.connect()
         for n in (0, 1):  # the store starts full: room for the soak's own schedules
             await self.rpc("tools/call", {"name": "memory", "arguments": {"action": "delete", "type": "schedule",
-                                                                            "content": "e%d " % n}})
+                                                                            "content": f"e{n} "}})
         print("soak: connected")
 
     async def run(self):
@@ -191,7 +191,7 @@ class Soak:
                     await self.lost()
                 except Exception as e:  # the session ended under the client
                     self.out["sessions_lost"] += 1
-                    self.problem("%s %s: %r" % (name, args.get("action"), e))
+                    self.problem(f"{name} {args.get('action')}: {e!r}")
                     await self.lost()
             if i % 10 == 0:
                 await self.live()

@@ -140,7 +140,8 @@ def nvs_park():
     flash = esp32.nvs_flash()
     with open("/bench/parked.txt", "w") as f:
         for ns, key, kind, value in flash.items:
-            f.write("%s\t%s\t%s\t%s\n" % (ns, key, kind, binascii.hexlify(value).decode() if kind == "blob" else value))
+            text = binascii.hexlify(value).decode() if kind == "blob" else value
+            f.write(f"{ns}\t{key}\t{kind}\t{text}\n")
     _parked = len(flash.items)
     flash.items = []
 
