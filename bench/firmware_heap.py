@@ -37,7 +37,7 @@ from store_helpers import T0, Clock, FakeArchive, fill_every_type  # noqa: E402
 MARK = "@@json "
 ARCHIVED_FACTS = 300
 TARGETS = {"frozen_live_bytes": 40 * 1024, "mpy_live_bytes": 110 * 1024, "largest_allocation_bytes": 4 * 1024,
-           "garbage_per_frame_bytes": 2 * 1024}
+           "largest_after_start_bytes": 1024, "garbage_per_frame_bytes": 2 * 1024}
 FROZEN_METHOD = (
     "The WebAssembly port cannot freeze modules. A frozen module's bytecode, constants and names stay "
     "in flash; its module dict, functions, classes and everything it builds at run time are in RAM as "
@@ -51,14 +51,14 @@ FROZEN_METHOD = (
 )
 METHOD = (
     "MicroPython 1.27 WebAssembly port (32-bit, 16-byte heap blocks), automatic GC off. Baseline: the "
-    "simulator's fakes loaded (NVS contents included), nothing of the firmware imported. Around each "
-    "step: gc.mem_alloc() before/after (allocated, garbage included), the new blocks in "
-    "micropython.mem_info(1)'s block map (largest allocation; new qstr pools, the interpreter's name "
-    "table growing as code loads, are left out: frozen code keeps its names in flash), then "
-    "gc.collect() and the live heap. "
-    "The fake NVS keeps its contents on the heap: what the sync apply writes grows it, so the figures "
-    "after that step are an upper bound. The links (with --links) have no network: each is its task "
-    "and objects waiting out a reconnect delay, without a WebSocket."
+    "simulator's fakes loaded, nothing of the firmware imported. Around each step: gc.mem_alloc() "
+    "before/after (allocated, garbage included), the new blocks in micropython.mem_info(1)'s block map "
+    "(largest allocation; new qstr pools, the interpreter's name table growing as code loads, are left "
+    "out: frozen code keeps its names in flash), then gc.collect() and the live heap. The fake NVS keeps "
+    "its contents on the heap where a board keeps them in flash: after every step they are weighed "
+    "(taken off the heap into a file, collected, put back) and left out of every figure, at the baseline "
+    "too. The links (with --links) have no network: each is its task and objects waiting out a "
+    "reconnect delay, without a WebSocket."
 )
 
 
@@ -162,6 +162,11 @@ def measure(links, forms):
         out["qstr_bytes"] = {name: run["qstr_bytes"] for name, run in runs.items()}
         out["actions"] = first["actions"]
         out["largest_allocation"] = max([r["largest_allocation"]["bytes"] for r in runs.values()])
+        # After start-up (the client connected and every request): what a long-running device needs
+        # to find free in one piece.
+        out["largest_after_start"] = max([r["largest_after_start"]["bytes"] for r in runs.values()])
+        out["largest_after_start_during"] = first["largest_after_start"]["during"]
+        out["fake_nvs_bytes"] = first["fake_nvs_bytes"]
         frames = first["frames"]
         received = frames["received_1k_text"]
         frames["received_1k_text"]["garbage_per_frame_bytes"] = received["allocated_per_frame_bytes"] - _str_bytes(received["message_chars"])
@@ -179,6 +184,7 @@ def measure(links, forms):
             "mpy_live": mpy.get("live_total", 0) <= TARGETS["mpy_live_bytes"],
             "mpy_live_max": mpy.get("live_max", 0) <= TARGETS["mpy_live_bytes"],
             "largest_allocation": out["largest_allocation"] <= TARGETS["largest_allocation_bytes"],
+            "largest_after_start": out["largest_after_start"] <= TARGETS["largest_after_start_bytes"],
             "garbage_per_frame": out["garbage_per_frame"] <= TARGETS["garbage_per_frame_bytes"],
         }
         return out

@@ -16,6 +16,8 @@ from memory.space import MemoryFull, dropped_note, explain
 
 _COPY = const(512)
 _SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
+_FILTER_BYTES = const(4064)  # a sidecar's filter: archive.IDX_BYTES less its header
+_PIECE = const(1016)  # filter bytes built at a time: a quarter, so no buffer reaches 1 KB
 
 
 def _month(t):
@@ -42,47 +44,70 @@ def reindex(a, kind, mdir, n):
     if not ends_with_newline(path, size):
         size = _last_newline(a, path, size)
         _truncate(a, path, size)
-    buf = bytearray(archive.IDX_BYTES)
-    flt = GramFilter(memoryview(buf)[archive.HEAD_BYTES:])
-    lines = bad = tmax = srt = 0
-    tmin = 0xFFFFFFFF
-    srt = 1
     text = _TEXT[kind]
-    it = LineReader(_SIDE_BUF).lines(path)
-    try:
-        for mv in it:
-            try:
-                rec = _loads(mv)
-            except ValueError:
-                bad += 1
-                continue
-            if check_record(kind, rec) is not None:
-                bad += 1
-                continue
-            t = rec["learned_at"]
-            if lines and t < tmax:
-                srt = 0
-            lines += 1
-            tmin = t if t < tmin else tmin
-            tmax = t if t > tmax else tmax
-            for name in text:
-                flt.add_text(fold(rec[name]))
-    finally:
-        it.close()
-    if not lines:
-        tmin = 0
-    struct.pack_into(_HEAD, buf, 0, _MAGIC, size, lines, bad, tmin, tmax, srt)
-    _write_idx(a, mdir, n, buf)
+    head = [size, 0, 0, 0xFFFFFFFF, 0, 1]  # covered bytes, lines, bad lines, tmin, tmax, sorted
+
+    def add(flt):
+        count = flt.first == 0  # the header's figures are counted on the first pass only
+        it = LineReader(_SIDE_BUF).lines(path)
+        try:
+            for mv in it:
+                try:
+                    rec = _loads(mv)
+                except ValueError:
+                    rec = None
+                if rec is None or check_record(kind, rec) is not None:
+                    if count:
+                        head[2] += 1
+                    continue
+                if count:
+                    t = rec["learned_at"]
+                    if head[1] and t < head[4]:
+                        head[5] = 0
+                    head[1] += 1
+                    head[3] = t if t < head[3] else head[3]
+                    head[4] = t if t > head[4] else head[4]
+                for name in text:
+                    flt.add_text(fold(rec[name]))
+        finally:
+            it.close()
+        if not head[1]:
+            head[3] = 0
+
+    _write_idx(mdir, n, head, False, add)
 
 
-def _write_idx(a, mdir, n, buf):
+def _write_idx(mdir, n, head, keep, add):
+    """Write part n's sidecar: its filter a piece at a time, then the header from `head`.
+
+    Each piece starts from the old sidecar's bytes when `keep`, else from zeros; `add(flt)` adds
+    the text that belongs in it. No buffer over _PIECE bytes is needed, so a long-running device
+    with a fragmented heap can still archive.
+    """
     path = "%s/%d.idx" % (mdir, n)
     tmp = path + ".tmp"
-    f = fs.open(tmp, "wb")
+    piece = bytearray(_PIECE)
+    src = fs.open(path, "rb") if keep else None
     try:
-        f.write(buf)
+        f = fs.open(tmp, "wb")
+        try:
+            f.write(bytes(archive.HEAD_BYTES))
+            for first in range(0, _FILTER_BYTES, _PIECE):
+                got = 0
+                if src is not None:
+                    src.seek(archive.HEAD_BYTES + first)
+                    got = src.readinto(piece) or 0
+                for i in range(got, _PIECE):
+                    piece[i] = 0
+                add(GramFilter(piece, _FILTER_BYTES * 8, first * 8))
+                f.write(piece)
+            f.seek(0)
+            f.write(struct.pack(_HEAD, _MAGIC, head[0], head[1], head[2], head[3], head[4], head[5]))
+        finally:
+            f.close()
     finally:
-        f.close()
+        if src is not None:
+            src.close()
     fs.rename(tmp, path)
 
 
@@ -338,36 +363,39 @@ def _drop_archived(a, kind, mdir, group):
 
 def _index_append(a, kind, mdir, n, old, group):
     """Add the records just appended to part n (which had `old` bytes) to its sidecar."""
-    buf = bytearray(archive.IDX_BYTES)
-    lines = bad = tmin = tmax = 0
-    srt = 1
+    head = [old, 0, 0, 0, 0, 1]  # covered bytes, lines, bad lines, tmin, tmax, sorted
     if old:
+        got = b""
         try:
             f = fs.open("%s/%d.idx" % (mdir, n), "rb")
             try:
-                f.readinto(buf)
+                got = f.read(archive.HEAD_BYTES)
             finally:
                 f.close()
         except OSError:
             pass
-        magic, covered, lines, bad, tmin, tmax, srt = struct.unpack_from(_HEAD, buf, 0)
+        if len(got) < archive.HEAD_BYTES:
+            got = bytes(archive.HEAD_BYTES)
+        magic, covered, head[1], head[2], head[3], head[4], head[5] = struct.unpack_from(_HEAD, got, 0)
         if magic != _MAGIC or covered != old:
             reindex(a, kind, mdir, n)  # the sidecar was behind already: rebuild it whole
             return
-    flt = GramFilter(memoryview(buf)[archive.HEAD_BYTES:])
-    text = _TEXT[kind]
-    size = old
+    texts = []
     for _, t, line in group:
         rec = json.loads(line)
-        if lines and t < tmax:
-            srt = 0
-        if not lines:
-            tmin = tmax = t
-        tmin = t if t < tmin else tmin
-        tmax = t if t > tmax else tmax
-        lines += 1
-        size += len(line)
-        for name in text:
-            flt.add_text(fold(rec[name]))
-    struct.pack_into(_HEAD, buf, 0, _MAGIC, size, lines, bad, tmin, tmax, srt)
-    _write_idx(a, mdir, n, buf)
+        if head[1] and t < head[4]:
+            head[5] = 0
+        if not head[1]:
+            head[3] = head[4] = t
+        head[3] = t if t < head[3] else head[3]
+        head[4] = t if t > head[4] else head[4]
+        head[1] += 1
+        head[0] += len(line)
+        for name in _TEXT[kind]:
+            texts.append(fold(rec[name]))
+
+    def add(flt):
+        for text in texts:
+            flt.add_text(text)
+
+    _write_idx(mdir, n, head, bool(old), add)

@@ -27,27 +27,37 @@ def _positions(a, b, bits, out):
 
 
 class GramFilter:
-    """Bloom filter bits in a bytearray (possibly a view into a larger buffer)."""
+    """Bloom filter bits in a bytearray: the whole filter, or one window of it.
 
-    def __init__(self, bits_buf):
+    A window (`bits` the whole filter's size, `first` the window's first bit) keeps only the bits
+    that fall inside it, so a 4 KB filter can be built 1 KB at a time: writers on a small heap
+    never need the whole block at once.
+    """
+
+    def __init__(self, bits_buf, bits=0, first=0):
         self.buf = bits_buf
-        self.bits = len(bits_buf) * 8
+        self.width = len(bits_buf) * 8
+        self.bits = bits or self.width
+        self.first = first
         self._pos = [0] * HASHES
 
     def add_text(self, text):
         """Add every 1-gram and 2-gram of the folded `text`."""
-        buf, bits, pos = self.buf, self.bits, self._pos
         prev = -1
         for ch in text:
             c = ord(ch)
-            _positions(c, _NONE, bits, pos)
-            for p in pos:
-                buf[p >> 3] |= 1 << (p & 7)
+            self._set(c, _NONE)
             if prev >= 0:
-                _positions(prev, c, bits, pos)
-                for p in pos:
-                    buf[p >> 3] |= 1 << (p & 7)
+                self._set(prev, c)
             prev = c
+
+    def _set(self, a, b):
+        buf, pos, first, width = self.buf, self._pos, self.first, self.width
+        _positions(a, b, self.bits, pos)
+        for p in pos:
+            p -= first
+            if 0 <= p < width:
+                buf[p >> 3] |= 1 << (p & 7)
 
 
 def keyword_positions(keyword, bits):

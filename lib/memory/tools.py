@@ -11,8 +11,16 @@ def _need(args, name):
     return value
 
 
+def _text():
+    # The descriptions: loaded to list the tools, then unloaded.
+    from memory import tool_text
+
+    forget("tool_text")
+    return tool_text
+
+
 def _definitions():
-    # The tool definitions (5 KB of text and dicts in RAM) are needed only to list the tools and to
+    # The tool schemas (dicts in RAM) are needed only to list the tools and to
     # check a call's arguments: loaded for that one use, then unloaded again.
     from memory import tool_schema
 
@@ -26,7 +34,7 @@ class MemoryTool(mcp.Tool):
 
     @property
     def description(self):
-        return _definitions().MEMORY_DESCRIPTION
+        return _text().MEMORY_DESCRIPTION
 
     @property
     def input_schema(self):
@@ -75,7 +83,7 @@ class SyncTool(mcp.Tool):
 
     @property
     def description(self):
-        return _definitions().SYNC_DESCRIPTION
+        return _text().SYNC_DESCRIPTION
 
     @property
     def input_schema(self):

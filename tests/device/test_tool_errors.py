@@ -5,7 +5,7 @@ import json
 import unittest
 
 import esp32
-from memory import config, jsontext, mcp, tool_schema, ws
+from memory import config, jsontext, mcp, tool_schema, tool_text, ws
 from memory.schedule import Schedules
 from memory.service import MemoryService
 from memory.space import MemoryFull
@@ -155,7 +155,7 @@ class Schemas(unittest.TestCase):
 
 class Description(unittest.TestCase):
     def test_the_description_teaches_reminders_first_and_speaking_by_stage(self):
-        text = tool_schema.MEMORY_DESCRIPTION
+        text = tool_text.MEMORY_DESCRIPTION
         for word in ("reminders", "style", "陌生期", "您", "熟悉期", "亲密期", "深厚期", "灵魂伴侣",
                      "stranger polite", "soulmate"):
             self.assertTrue(word in text, word)

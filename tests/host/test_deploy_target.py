@@ -1,8 +1,8 @@
 """xzmem deploy picks the form a board can boot, from what the board says about itself, or refuses and says why.
 
 The boards in tests/host/boards/ are described boards: the probe's answer as those builds give it
-(a stock ESP32_GENERIC on 1.23, an ESP32-S3 with octal PSRAM on 1.27, an ESP32 on 1.27 built with a
-ROMFS partition), with typical heap figures rather than ones read off a particular board.
+(a stock ESP32_GENERIC on 1.23, an ESP32-S3 with octal PSRAM on 1.27), with typical heap figures
+rather than ones read off a particular board.
 """
 
 import json
@@ -16,7 +16,6 @@ from xzmem.cli.app import app
 BOARDS = ROOT / "tests" / "host" / "boards"
 NO_PSRAM_123 = BOARDS / "esp32-generic-1.23.json"
 PSRAM_127 = BOARDS / "esp32s3-psram-1.27.json"
-ROMFS_127 = BOARDS / "esp32-romfs-1.27.json"
 
 
 def deploy(port, root, *args):
@@ -37,23 +36,27 @@ def test_psram_board_gets_mpy_files_built_for_its_architecture(tmp_path, port, r
     assert result.exit_code == 0, result.output
     assert "MicroPython 1.27.0" in result.output and "PSRAM" in result.output
     assert "deploying as mpy" in result.output and "lib as .mpy" in result.output
-    assert "fs cp -r" in result.output and "romfs" not in result.output.split("deploying as")[1]
+    assert "fs cp -r" in result.output
     assert ran == []
 
 
-def test_romfs_board_without_psram_gets_its_code_in_romfs(tmp_path, port, ran):
-    result = deploy(port, project(tmp_path), "--board", ROMFS_127, "--dry-run")
-    assert result.exit_code == 0, result.output
-    assert "deploying as romfs" in result.output and "romfs deploy" in result.output
-    assert "fs cp -r" not in result.output  # no .mpy in /lib: its bytecode would fill the heap
-    assert ran == []
-
-
-def test_board_without_psram_or_romfs_is_refused_with_the_frozen_build_steps(tmp_path, port, ran):
-    result = deploy(port, project(tmp_path), "--board", described(tmp_path, NO_PSRAM_123, version=[1, 26, 1]), "--dry-run")
+def test_no_psram_board_with_heap_for_frozen_code_gets_the_frozen_build_steps(tmp_path, port, ran):
+    board_file = described(tmp_path, NO_PSRAM_123, version=[1, 26, 1], heap_free=240 * 1024, heap_total=250 * 1024)
+    result = deploy(port, project(tmp_path), "--board", board_file, "--dry-run")
     assert result.exit_code == 1
-    assert "no PSRAM" in result.output and "no ROMFS" in result.output
+    assert "no PSRAM" in result.output and "288 KB" in result.output and "208 KB" in result.output
     assert "firmware/manifest.py" in result.output and "xzmem flash" in result.output
+    assert ran == []
+
+
+def test_stock_esp32_without_psram_is_refused_even_frozen_and_told_which_boards_work(tmp_path, port, ran):
+    # ESP32_GENERIC: about 111 KB of heap, of which ESP-IDF keeps about 31 KB for WiFi and TLS.
+    root = project(tmp_path)
+    for frozen in (False, True):
+        result = deploy(port, root, "--board", described(tmp_path, NO_PSRAM_123, frozen=frozen), "--dry-run")
+        assert result.exit_code == 1, result.output
+        assert "76 KB" in result.output and "176 KB" in result.output
+        assert "Supported boards" in result.output and "PSRAM" in result.output
     assert ran == []
 
 
@@ -64,22 +67,17 @@ def test_micropython_older_than_1_23_is_refused_with_the_reason(tmp_path, port, 
     assert ran == []
 
 
-def test_stock_1_23_without_psram_is_refused(tmp_path, port, ran):
-    result = deploy(port, project(tmp_path), "--board", NO_PSRAM_123, "--dry-run")
-    assert result.exit_code == 1 and "firmware/manifest.py" in result.output
-
-
 def test_frozen_firmware_with_too_little_heap_is_refused(tmp_path, port, ran):
-    result = deploy(port, project(tmp_path), "--board", described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=60000),
+    result = deploy(port, project(tmp_path), "--board", described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=200000),
                     "--dry-run")
-    assert result.exit_code == 1 and "58 KB of heap free even with memory frozen in" in result.output
+    assert result.exit_code == 1 and "163 KB of heap is Python's even with memory frozen in" in result.output
     assert ran == []
 
 
 def test_frozen_firmware_gets_only_boot_main_and_config(tmp_path, port, ran):
     root = project(tmp_path)
     stage = tmp_path / "stage"
-    facts = target.load_facts(described(tmp_path, NO_PSRAM_123, frozen=True))
+    facts = target.load_facts(described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=240 * 1024))
     choice = target.choose(facts)
     assert choice.form == "frozen"
     plan = board.deploy_plan(port, {"token": "tok-long-enough"}, form=choice.form, root=root, workdir=stage)
@@ -87,17 +85,6 @@ def test_frozen_firmware_gets_only_boot_main_and_config(tmp_path, port, ran):
     assert not (stage / "lib").exists() and (stage / "boot.py").exists() and (stage / "main.py").exists()
     assert not any("-r" in c for c in ran)  # nothing copied into /lib
     assert ["reset"] == ran[-1][-1:]
-
-
-def test_romfs_plan_stages_mpy_for_the_rom_and_deploys_it(tmp_path, port, ran):
-    stage = tmp_path / "stage"
-    plan = board.deploy_plan(port, None, form="romfs", arch="xtensawin", root=project(tmp_path), workdir=stage)
-    board.run_plan(plan, dry_run=False, show=lambda *a: None, note=lambda m: None)
-    rom = stage / "romfs" / "lib" / "memory"
-    assert (rom / "clock.mpy").read_bytes()[:2] == b"M\x06" and not (rom / "clock.py").exists()
-    assert (rom / "wsmask.mpy").exists()  # the viper module, built for the board's architecture
-    romfs = [c for c in ran if "romfs" in c]
-    assert len(romfs) == 1 and romfs[0][-2:] == ["deploy", str(stage / "romfs")]
 
 
 def test_viper_module_is_left_out_when_the_board_has_no_native_architecture(tmp_path):

@@ -155,7 +155,7 @@ def keep_definitions(monkeypatch):
     import memory
 
     def forget(name):
-        if name not in ("tool_schema", "schema", "mcplist"):
+        if name not in ("tool_schema", "tool_text", "schema", "mcplist"):
             memory.forget(name)
 
     monkeypatch.setattr(tools, "forget", forget)

@@ -213,7 +213,7 @@ def device_files(root: Path = ROOT) -> list[tuple[str, Path]]:
 VIPER_MARK = "@micropython.viper"
 # The image of xtensawin boards (ESP32, ESP32-S3): what viper modules are built for without a board to ask.
 DEFAULT_ARCH = "xtensawin"
-FORMS = ("source", "mpy", "romfs", "frozen")
+FORMS = ("source", "mpy", "frozen")
 
 
 def chip_arch(chip: str) -> str:
@@ -282,8 +282,8 @@ def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: s
                 root: Path = ROOT, workdir: Path | None = None, require_port: bool = True) -> Plan:
     """Copy boot.py, main.py, the code and /config.json to a board running MicroPython, then reset it.
 
-    form: "source" (lib/ as .py), "mpy" (lib/ as .mpy files in /lib), "romfs" (lib/ as .mpy in the
-    board's ROMFS partition, run from flash) or "frozen" (the firmware has the code: none is copied).
+    form: "source" (lib/ as .py), "mpy" (lib/ as .mpy files in /lib) or "frozen" (the firmware has the
+    code: none is copied).
     config None leaves the board's /config.json as it is.
     """
     if form not in FORMS:
@@ -293,23 +293,22 @@ def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: s
     require_entry(root)
     stage = Path(workdir or build_dir() / "deploy")
     sources = device_files(root)
-    lib_stage = stage / "romfs" if form == "romfs" else stage
 
     def stage_files() -> str:
         if stage.exists():
             shutil.rmtree(stage)
-        files = code_files(root, mpy=form in ("mpy", "romfs"), arch=arch)
+        files = code_files(root, mpy=form == "mpy", arch=arch)
         if config is not None:
             files["/config.json"] = devconfig.config_json(config)
         staged = 0
         for device_path, data in files.items():
             if device_path.startswith("/lib/") and form == "frozen":
                 continue
-            _write((lib_stage if device_path.startswith("/lib/") else stage) / device_path.lstrip("/"), data)
+            _write(stage / device_path.lstrip("/"), data)
             staged += 1
         return f"staged {staged} files in {stage}"
 
-    what = {"source": "", "mpy": " (lib as .mpy)", "romfs": " (lib as .mpy for ROMFS)", "frozen": " (lib is frozen in)"}[form]
+    what = {"source": "", "mpy": " (lib as .mpy)", "frozen": " (lib is frozen in)"}[form]
     steps = [
         Step(f"stage the code{what}{' and config.json' if config is not None else ''} in {stage}", action=stage_files),
         Step("remove the old /lib/memory and make /lib on the board", _mpremote(port, "exec", _PREPARE_DEVICE)),
@@ -322,10 +321,6 @@ def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: s
     if form in ("source", "mpy"):
         for package in packages:
             steps.append(Step(f"copy /lib/{package}/", _mpremote(port, "fs", "cp", "-r", str(stage / "lib" / package), ":lib")))
-    elif form == "romfs":
-        # The ROMFS is mounted at /rom with /rom/lib on sys.path (MicroPython 1.25+).
-        steps.append(Step("write lib/ into the board's ROMFS partition (imported from /rom/lib)",
-                          _mpremote(port, "romfs", "deploy", str(lib_stage))))
     steps.append(Step("reset the board so boot.py and main.py run", _mpremote(port, "reset")))
     return Plan(f"deploy the device code to {port}", steps)
 

@@ -1,8 +1,8 @@
 """What a board can run: its facts as it reports them, and the form the device code goes on it in.
 
 `xzmem deploy` reads the facts off the board (MicroPython version, .mpy format and architecture, free
-heap, PSRAM, a ROMFS partition, a frozen `memory` package) or from a recorded answer (--board FILE),
-then picks a form that boots there, or refuses and says what to do instead.
+heap, PSRAM, a frozen `memory` package) or from a recorded answer (--board FILE), then picks a form
+that boots there, or refuses and says what to do instead.
 """
 
 import json
@@ -13,14 +13,15 @@ from pathlib import Path
 
 MIN_VERSION = (1, 23, 0)
 MIN_REASON = "the memory partition is mounted with the `vfs` module, which came in MicroPython 1.23"
-ROMFS_VERSION = (1, 25, 0)
 MPY_FORMAT = 6  # what mpy-cross writes (MicroPython 1.19 and newer read it)
-# Heap the firmware needs, from bench/firmware_heap.py (MicroPython 1.27, every type full, one client,
-# a 20-op sync: .mpy 131 KB, frozen 51 KB at the most) with room to work on top: .mpy files load their
-# bytecode into the heap; ROMFS runs it from flash, but the names it uses (27 KB) are interned in RAM.
-MPY_HEAP = 192 * 1024
-ROMFS_HEAP = 96 * 1024
-FROZEN_HEAP = 72 * 1024
+# The heap the firmware needs to run for weeks: the smallest heap on which it booted, served a client
+# and did read, write, recall 50 and 20-op syncs every time, measured on 32-bit unix builds of
+# MicroPython 1.23, 1.27 and 1.28 (issue #25: .mpy 236-260 KB, frozen 137-158 KB), plus 10 %.
+MPY_HEAP = 288 * 1024
+FROZEN_HEAP = 176 * 1024
+# gc.mem_free() on an ESP32 counts ESP-IDF's largest free block, which the Python heap may grow into;
+# ESP-IDF keeps about 31 KB of it for WiFi and TLS, so that much is not Python's.
+IDF_RESERVE = 32 * 1024
 # sys.implementation._mpy bits 10-13: the native architecture, named as mpy-cross -march takes it.
 ARCHES = ("", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp", "xtensa",
           "xtensawin", "rv32imc", "rv64imc")
@@ -30,12 +31,7 @@ PROBE = """import gc, sys, json
 gc.collect()
 i = sys.implementation
 f = {'version': list(i.version[:3]), 'mpy': getattr(i, '_mpy', 0), 'machine': getattr(i, '_machine', ''),
-     'heap_free': gc.mem_free(), 'heap_total': gc.mem_free() + gc.mem_alloc(), 'romfs': 0, 'frozen': False}
-try:
-    import vfs
-    f['romfs'] = vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') else 0
-except Exception:
-    pass
+     'heap_free': gc.mem_free(), 'heap_total': gc.mem_free() + gc.mem_alloc(), 'frozen': False}
 p = sys.path[:]
 sys.path[:] = ['.frozen']
 try:
@@ -60,7 +56,6 @@ class BoardFacts:
     machine: str
     heap_free: int  # gc.mem_free() after a collection, on a freshly reset board
     heap_total: int
-    romfs: int  # ROMFS segments (vfs.rom_ioctl(1)); 0 without ROMFS
     frozen: bool  # the firmware has a frozen `memory` package
 
     @property
@@ -74,6 +69,11 @@ class BoardFacts:
         return ARCHES[n] if 0 < n < len(ARCHES) else None
 
     @property
+    def usable_heap(self) -> int:
+        """What Python can allocate: on an ESP32 less what ESP-IDF keeps for WiFi and TLS."""
+        return self.heap_free - (IDF_RESERVE if "ESP32" in self.machine.upper() else 0)
+
+    @property
     def psram(self) -> bool:
         # MicroPython names SPIRAM builds in _machine; a heap over 1 MB can only be PSRAM on an ESP32.
         return "SPIRAM" in self.machine.upper() or self.heap_total > 1024 * 1024
@@ -81,8 +81,6 @@ class BoardFacts:
     def describe(self) -> str:
         v = ".".join(map(str, self.version))
         extras = [f"{self.heap_free // 1024} KB heap free", "PSRAM" if self.psram else "no PSRAM"]
-        if self.romfs:
-            extras.append("ROMFS")
         if self.frozen:
             extras.append("memory frozen in")
         return f"MicroPython {v} ({self.machine or 'unknown board'}): " + ", ".join(extras)
@@ -101,7 +99,7 @@ def facts_from(data: dict) -> BoardFacts:
             raise ValueError("version must have 3 parts")
         return BoardFacts(version=version, mpy=int(data["mpy"]), machine=str(data.get("machine", "")),
                           heap_free=int(data["heap_free"]), heap_total=int(data.get("heap_total", data["heap_free"])),
-                          romfs=int(data.get("romfs", 0)), frozen=bool(data.get("frozen", False)))
+                          frozen=bool(data.get("frozen", False)))
     except (KeyError, TypeError, ValueError) as e:
         raise TargetError(f"the board answer is incomplete or malformed ({e}); it needs version, mpy and heap_free") from None
 
@@ -138,7 +136,7 @@ def read_facts(port: str) -> BoardFacts:
 
 @dataclass
 class Choice:
-    form: str  # "mpy" (.mpy files in /lib), "romfs" (.mpy in the ROMFS partition) or "frozen" (code in the firmware)
+    form: str  # "mpy" (.mpy files in /lib) or "frozen" (code in the firmware)
     reason: str
     arch: str | None = None  # -march for viper modules; None leaves them out (plain Python is used)
 
@@ -150,27 +148,29 @@ FROZEN_STEPS = (
 )
 
 
+SUPPORTED = ("Supported boards: an ESP32 or ESP32-S3 with PSRAM (stock MicroPython 1.23 or newer, "
+             "for example ESP32_GENERIC_S3 with SPIRAM or ESP32_GENERIC-SPIRAM)")
+
+
 def choose(facts: BoardFacts) -> Choice:
     """The form that boots on this board, or TargetError saying why none does and what to do."""
     v = ".".join(map(str, facts.version))
     if facts.version < MIN_VERSION:
         raise TargetError(f"the board runs MicroPython {v}; xzmem needs {'.'.join(map(str, MIN_VERSION))} or newer "
                           f"({MIN_REASON}). Flash a newer firmware (xzmem flash), then deploy")
+    usable = facts.usable_heap // 1024
     if facts.frozen:
-        if facts.heap_free < FROZEN_HEAP:
-            raise TargetError(f"only {facts.heap_free // 1024} KB of heap free even with memory frozen in; "
-                              f"xzmem needs {FROZEN_HEAP // 1024} KB")
-        return Choice("frozen", "the firmware has xzmem frozen in: only boot.py, main.py and the config are copied")
+        if facts.psram or facts.usable_heap >= FROZEN_HEAP:
+            return Choice("frozen", "the firmware has xzmem frozen in: only boot.py, main.py and the config are copied")
+        raise TargetError(f"only {usable} KB of heap is Python's even with memory frozen in; xzmem needs "
+                          f"{FROZEN_HEAP // 1024} KB to run for weeks. {SUPPORTED}")
     if facts.mpy_format != MPY_FORMAT:
         raise TargetError(f"the board reads .mpy format {facts.mpy_format}, mpy-cross writes {MPY_FORMAT}")
-    if facts.psram or facts.heap_free >= MPY_HEAP:
-        return Choice("mpy", f"{facts.heap_free // 1024} KB of heap free: .mpy files in /lib, whose bytecode "
-                             f"loads into RAM (needs {MPY_HEAP // 1024} KB)", facts.arch)
-    if facts.romfs and facts.version >= ROMFS_VERSION:
-        if facts.heap_free < ROMFS_HEAP:
-            raise TargetError(f"only {facts.heap_free // 1024} KB of heap free; xzmem from ROMFS needs "
-                              f"{ROMFS_HEAP // 1024} KB. {FROZEN_STEPS}")
-        return Choice("romfs", f"no PSRAM and {facts.heap_free // 1024} KB of heap free, but a ROMFS partition: "
-                               ".mpy files run from flash", facts.arch)
-    raise TargetError(f"{facts.describe()}: .mpy files need {MPY_HEAP // 1024} KB of heap "
-                      f"and the firmware has no ROMFS (MicroPython 1.25+ built with it). To run xzmem here, {FROZEN_STEPS}")
+    if facts.psram or facts.usable_heap >= MPY_HEAP:
+        return Choice("mpy", f"{usable} KB of heap for Python: .mpy files in /lib, whose bytecode loads into RAM "
+                             f"(needs {MPY_HEAP // 1024} KB)", facts.arch)
+    if usable >= FROZEN_HEAP // 1024:
+        raise TargetError(f"{facts.describe()}: .mpy files need {MPY_HEAP // 1024} KB of heap and this board gives "
+                          f"Python {usable} KB. To run xzmem here, {FROZEN_STEPS}")
+    raise TargetError(f"{facts.describe()}: Python gets {usable} KB of heap here, and xzmem needs "
+                      f"{MPY_HEAP // 1024} KB as .mpy files or {FROZEN_HEAP // 1024} KB frozen in. {SUPPORTED}")

@@ -124,7 +124,7 @@ BoardFile = Annotated[Path | None, typer.Option(
 
 @commands.command()
 def probe(port: Port) -> None:
-    """Ask the board what it is (MicroPython version, heap, PSRAM, ROMFS, frozen code) and print it as JSON."""
+    """Ask the board what it is (MicroPython version, heap, PSRAM, frozen code) and print it as JSON."""
     try:
         board.check_port(port)
         facts = target.read_facts(port)

@@ -32,11 +32,12 @@ def tools_snippet(with_user_tools: bool) -> str:
     lines = [
         "import json",
         "from memory import tool_schema as s",
-        "t = [{'name': 'memory', 'description': s.MEMORY_DESCRIPTION, 'inputSchema': s.MEMORY_SCHEMA}]",
+        "from memory import tool_text as d",
+        "t = [{'name': 'memory', 'description': d.MEMORY_DESCRIPTION, 'inputSchema': s.MEMORY_SCHEMA}]",
     ]
     if with_user_tools:
         lines.append(
-            "t.append({'name': 'memory_sync', 'description': s.SYNC_DESCRIPTION, 'inputSchema': s.SYNC_SCHEMA})"
+            "t.append({'name': 'memory_sync', 'description': d.SYNC_DESCRIPTION, 'inputSchema': s.SYNC_SCHEMA})"
         )
     lines.append(f"print({_RESULT_MARK!r} + json.dumps(t))")
     return "\n".join(lines) + "\n"
