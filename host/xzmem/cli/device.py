@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
@@ -83,10 +84,27 @@ def _rows_table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
     return table
 
 
+_MAX_COLUMNS = 6  # more than this, and a table wider than the terminal is shown record by record
+
+
+def _natural_width(rows: list[dict[str, Any]]) -> int:
+    """Cells a table of `rows` needs to show every header and value uncut, on one line each."""
+    columns: dict[str, int] = {}
+    for row in rows:
+        for key, value in row.items():
+            columns[key] = max(columns.get(key, cell_len(key)), cell_len(_cell(value)))
+    return sum(columns.values()) + 3 * len(columns) + 1
+
+
 def _render(console: Console, data: Any, title: str | None = None) -> None:
     """Lists of dicts as tables, dicts as key/value tables with their nested parts after them."""
     if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
-        console.print(_rows_table(data, title))
+        table = _rows_table(data, title)
+        if len(table.columns) <= _MAX_COLUMNS or _natural_width(data) <= console.width:
+            console.print(table)
+        else:  # too many fields to read across (a schedule's ten): one key/value table per record
+            for i, row in enumerate(data, 1):
+                _render(console, row, f"{title} {i}" if title else str(i))
     elif isinstance(data, list):
         console.print(f"{title}: " if title else "", ", ".join(_cell(v) for v in data) or "(none)", sep="")
     elif isinstance(data, dict):
