@@ -20,7 +20,14 @@ still holds after the last client left), live_max (the most gc.mem_alloc() after
 micropython.mem_info(1)'s block map before and after it), heap, calls, seconds (the soak alone),
 tool_errors (calls the firmware refused: none of the mix should be) and fake_nvs_bytes.
 
+With --micropython PATH the soak runs under that unix-port binary instead (build it 32-bit, with
+MICROPY_FORCE_32BIT=1, for a board's object sizes; with lib/memory frozen in for the frozen form and
+--frozen). The unix port has a fixed heap (-X heapsize) and collects as a board does, whenever an
+allocation needs it, so no ballast is needed; the heap given is --heap plus the fake NVS's weight,
+measured in a first run. largest_alloc is not read there.
+
   python bench/board_soak.py --heap 196608 --calls 1000 [--seed 1]
+  python bench/board_soak.py --heap 196608 --micropython ports/unix/build-standard/micropython [--frozen]
 """
 
 import argparse
@@ -34,8 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap  # noqa: E402
+from xzmem.board import fsimage  # noqa: E402
 
 MARK = "@@json "
+MEMORY_BYTES = 1 << 20  # the unix run's memory partition (board_soak_mp.MEMORY_BYTES)
 
 
 def nvs_lines(src, dst):
@@ -66,13 +75,61 @@ def soak(heap, calls, seed=1, timeout=1800):
     raise SystemExit("board_soak: the port run failed:\n" + (proc.stdout + proc.stderr)[-4000:])
 
 
+def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
+    """The soak under a unix-port binary; --heap plus the fake NVS's weight (a first run) as its heap."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        firmware_heap.build_data(work, links=False)
+        nvs_lines(work / "nvs.json", work / "nvs.lines")
+        # /data as on a board: LittleFS in the memory partition (the unix port's VfsPosix cannot
+        # rename inside a mounted folder, which every atomic save does).
+        files = fsimage.files_from_source(work / "data")
+        (work / "memory.img").write_bytes(fsimage.build_image(MEMORY_BYTES, files))
+        paths = [str(ROOT / "firmware" / "sim"), str(ROOT / "bench"), str(ROOT / "tests" / "device")]
+        if not frozen:
+            paths.insert(0, str(firmware_heap.compile_mpy(work / "mpy", arch="x86")))
+        script = work / "run.py"
+        script.write_text(
+            "import sys\n"
+            # .mpy files before '.frozen' (a binary may have another version frozen in); frozen after it
+            f"sys.path[{2 if frozen else 0}:{2 if frozen else 0}] = {paths!r}\n"
+            "import board_soak_mp\n"
+            f"board_soak_mp.unix_main({str(work)!r}, {calls}, {seed})\n", encoding="utf-8")
+
+        def run(heap_bytes):
+            return subprocess.run([binary, "-X", f"heapsize={heap_bytes}", str(script)], cwd=work,
+                                  capture_output=True, text=True, timeout=timeout)
+
+        probe = run(8 * 1024 * 1024)
+        nvs = next((int(line.split()[1]) for line in probe.stdout.splitlines() if line.startswith("@@nvs")), None)
+        if nvs is None:
+            raise SystemExit("board_soak: the unix port run failed:\n" + (probe.stdout + probe.stderr)[-4000:])
+        (work / "memory.img").write_bytes(fsimage.build_image(MEMORY_BYTES, files))  # as before the probe
+        proc = run(heap + nvs)
+    for line in proc.stdout.splitlines():
+        if line.startswith(MARK):
+            r = json.loads(line[len(MARK):])
+            return {"memory_errors": r["memory_errors"], "sessions_lost": r["sessions_lost"],
+                    "leaked_sockets": r["leaked_sockets"], "live_max": r["live_max"], "heap": heap, "calls": calls,
+                    "seed": seed, "answered": r["answered"], "tool_errors": r["errors"], "refused_full": r["full"],
+                    "reconnects": r["reconnects"], "sockets_opened": r["sockets_opened"],
+                    "fake_nvs_bytes": r["fake_nvs_bytes"], "port": binary, "form": "frozen" if frozen else "mpy",
+                    "first_problems": r["first_problems"]}
+    raise SystemExit("board_soak: the unix port run failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heap", type=int, required=True, help="the MicroPython heap in bytes")
     ap.add_argument("--calls", type=int, default=1000, help="mixed calls to make")
     ap.add_argument("--seed", type=int, default=1, help="seed of the call mix")
+    ap.add_argument("--micropython", help="a unix-port binary to run under instead of the WebAssembly port")
+    ap.add_argument("--frozen", action="store_true", help="with --micropython: lib/memory is frozen into it")
     args = ap.parse_args(argv)
-    print(json.dumps(soak(args.heap, args.calls, args.seed)))
+    if args.micropython:
+        print(json.dumps(soak_unix(args.micropython, args.heap, args.calls, args.seed, args.frozen)))
+    else:
+        print(json.dumps(soak(args.heap, args.calls, args.seed)))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,20 @@ _BALLAST_BLOCK = const(1040)  # a bytearray(1024): its object and its data, in 1
 _SPLIT = const(134217728)  # what gc.mem_free() adds on this port: room it could still take from malloc
 MAP_EVERY = 4  # calls between two looks at the heap's block map (each look prints all of it)
 FULL = ("已经存满了", "is full")  # the refusal of a write to a type at capacity (the store starts full)
+MEMORY_BYTES = const(1048576)  # the unix run's memory partition (bench/board_soak.py builds it)
+CLIENT_MAX = const(2048)  # the longest answer the client reads whole
 NOMEM = ("忙不过来", "short of working memory")
+
+
+def _reply_id(head):
+    """The id of a JSON-RPC answer from its first bytes (the device writes "id" second, with no space)."""
+    at = head.find(b'"id":')
+    if at < 0:
+        return None
+    end = at + 5
+    while end < len(head) and 48 <= head[end] <= 57:
+        end += 1
+    return int(head[at + 5 : end]) if end > at + 5 else None
 
 
 class _Digest:
@@ -57,6 +70,7 @@ class Soak:
         self.net = Network()
         self.rid = 0
         self.sched = 0
+        self.maps = True
         self.stream = None
         self.sock = None
         self.out = {"memory_errors": 0, "sessions_lost": 0, "leaked_sockets": 0, "live_max": 0,
@@ -64,7 +78,7 @@ class Soak:
 
     def problem(self, text):
         if len(self.out["first_problems"]) < 5:
-            self.out["first_problems"].append(text[:200])
+            self.out["first_problems"].append(text[:400])
 
     async def connect(self):
         for _ in range(200):
@@ -73,7 +87,7 @@ class Soak:
             await asyncio.sleep(0.01)
         self.stream = self.net.connect()
         self.sock = await wsclient.handshake(self.stream, self.stream, "device", 8765, "/mcp",
-                                             [("Authorization", "Bearer " + TOKEN)], ("mcp",))
+                                             [("Authorization", "Bearer " + TOKEN)], ("mcp",), CLIENT_MAX)
         await self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                       "clientInfo": {"name": "soak", "version": "1"}})
         await self.sock.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
@@ -82,7 +96,12 @@ class Soak:
         self.rid += 1
         await self.sock.send(json.dumps({"jsonrpc": "2.0", "id": self.rid, "method": method, "params": params}))
         while True:
-            reply = json.loads(await self.sock.recv())
+            try:
+                reply = json.loads(await self.sock.recv())
+            except ws.MessageTooBig as e:
+                # A long answer (a recall of 50 is 12 KB): the client shares the device's heap here,
+                # so it reads such answers past in pieces. Refusals are short: a long one is an answer.
+                reply = {"id": _reply_id(e.head), "result": {"bytes": e.size}}
             if reply.get("id") == self.rid:
                 return reply
 
@@ -153,11 +172,12 @@ class Soak:
         finally:
             print("@@end")
 
-    async def boot(self):
+    async def boot(self, turns):
         from memory import app
 
-        ws._sha1 = _Digest  # the port has no hashlib.sha1; the handshake needs one
-        asyncio.sleep = _turn_sleep
+        ws._sha1 = _Digest  # the WebAssembly port has no hashlib.sha1; the handshake needs one
+        if turns:
+            asyncio.sleep = _turn_sleep
         self.net.install()
         self.main = asyncio.create_task(app.main(CONFIG))
         await self.connect()
@@ -178,7 +198,7 @@ class Soak:
                 await self.connect()
             else:
                 try:
-                    mapped = i % MAP_EVERY == 0
+                    mapped = self.maps and i % MAP_EVERY == 0
                     if mapped:
                         self.block_map()
                     reply = await self.rpc("tools/call", {"name": name, "arguments": args})
@@ -231,10 +251,45 @@ _ballast = None
 BALLAST = 0  # bytes the ballast holds
 
 
-async def boot(calls, seed):
+async def boot(calls, seed, wasm=True):
+    """Start the firmware and connect the client. On the WebAssembly port turns are made to end
+    often and the block map is read; a unix port collects as a board does and needs neither."""
     global _soak
     _soak = Soak(calls, seed)
-    await _soak.boot()
+    _soak.maps = wasm
+    await _soak.boot(wasm)
+
+
+def unix_main(work, calls, seed):
+    """The soak under a unix port (`micropython -X heapsize=...`): /bench is the folder `work`, /data
+    the LittleFS image work/memory.img mounted as boot.py mounts the memory partition (the real
+    LittleFS driver over a file-backed partition). Prints "@@nvs BYTES" once the fake NVS is
+    loaded, then the JSON."""
+    import vfs
+
+    from memory import mount
+
+    vfs.mount(vfs.VfsPosix(work), "/bench")
+    esp32.configure_partition("memory", "/bench/memory.img", MEMORY_BYTES)
+    print("soak: /data", mount.mount_data(esp32.Partition("memory")))
+    gc.collect()
+    empty = gc.mem_alloc()
+    prepare()
+    with open("/bench/nvs.lines") as f:
+        for line in f:
+            add_item(*line.rstrip("\n").split("\t"))
+    gc.collect()
+    nvs = gc.mem_alloc() - empty
+    print("@@nvs", nvs)
+
+    async def run():
+        await boot(calls, seed, False)
+        return await _soak.run()
+
+    out = asyncio.run(run())
+    out["fake_nvs_bytes"] = nvs
+    out["live_max"] -= nvs
+    print("@@json " + json.dumps(out))
 
 
 def clamp(free):

