@@ -266,7 +266,6 @@ def unix_main(work, calls, seed):
     LittleFS driver over a file-backed partition). Prints "@@nvs BYTES" once the fake NVS is
     loaded, then the JSON."""
     import vfs
-
     from memory import mount
 
     vfs.mount(vfs.VfsPosix(work), "/bench")
