@@ -36,11 +36,15 @@ def esp_image(payload: bytes, load_address: int, chip: str = "esp32") -> bytes:
         return path.read_bytes()
 
 
-def merged_firmware(path: Path, app_payload: int = 200_000, table: str = STOCK_TABLE, chip: str = "esp32") -> Path:
-    """bootloader, table at 0x8000, app at 0x10000, as one file flashed where the chip's ROM finds the bootloader."""
+def merged_firmware(path: Path, app_payload: int = 200_000, table: str = STOCK_TABLE, chip: str = "esp32",
+                    psram: bool = True) -> Path:
+    """bootloader, table at 0x8000, app at 0x10000, as one file flashed where the chip's ROM finds the bootloader.
+
+    The app names its board as MicroPython builds do: with SPIRAM when `psram`."""
     start = BOOTLOADER_AT[chip]
     bootloader = esp_image(b"\x5b" * 20_000, 0x40080400 if chip == "esp32" else 0x403C8000, chip)
-    app_data = bytes(range(256)) * (app_payload // 256) + b"\x01" * (app_payload % 256)
+    name = b"Generic ESP32 module with SPIRAM with ESP32\x00" if psram else b"Generic ESP32 module with ESP32\x00"
+    app_data = name + bytes(range(256)) * ((app_payload - len(name)) // 256) + b"\x01" * ((app_payload - len(name)) % 256)
     app = esp_image(app_data, 0x3F400020 if chip == "esp32" else 0x3C000020, chip)
     data = bytearray(b"\xff" * (0x10000 - start))
     data[: len(bootloader)] = bootloader

@@ -117,3 +117,18 @@ def test_esp32s3_image_keeps_its_bootloader_at_zero(tmp_path):
     data = out.read_bytes()
     assert ImageHeader.from_bytes(data).spi_size == ImageFlashSize.MB16
     assert parse_table(data[0x8000:0x9000]) == list(load_layout("16MB").partitions)
+
+
+def test_image_refuses_a_firmware_without_psram_as_deploy_refuses_its_board(tmp_path):
+    # xzmem deploy refuses a board without PSRAM; an image for such a firmware would not run for long
+    # either, so image agrees unless told it is for a simulator.
+    fw = merged_firmware(tmp_path / "generic.bin", psram=False)
+    args = ["image", "--firmware", str(fw), "--out", str(tmp_path / "flash.bin"), "--token", "tok-long-enough",
+            "--root", str(project(tmp_path))]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert "without PSRAM support" in result.output and "Supported boards" in result.output
+    assert not (tmp_path / "flash.bin").exists()
+    result = CliRunner().invoke(app, [*args, "--allow-no-psram"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "flash.bin").exists()

@@ -30,6 +30,12 @@ class Firmware:
     def app_size(self) -> int:
         return len(self.app)
 
+    @property
+    def psram(self) -> bool:
+        """Built with PSRAM support: MicroPython names such builds SPIRAM (the board name it reports,
+        ESP-IDF's psram driver linked in)."""
+        return b"SPIRAM" in self.app or b"spiram" in self.app
+
 
 def load_firmware(path: Path | str) -> Firmware:
     """Read and check a merged firmware image (bootloader, table, app) as MicroPython publishes it."""

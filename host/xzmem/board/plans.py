@@ -326,12 +326,22 @@ def deploy_plan(port: str, config: dict | None, *, form: str = "source", arch: s
 
 
 def image_plan(firmware: Path, flash_size: str, out: Path, config: dict, *, memory: Path | None = None,
-               mpy: bool = False, csv: Path | None = None, root: Path = ROOT) -> Plan:
-    """One flash image from 0x0: bootloader, table, app, the code as a LittleFS `vfs`, and the `memory` archive."""
+               mpy: bool = False, csv: Path | None = None, root: Path = ROOT, allow_no_psram: bool = False) -> Plan:
+    """One flash image from 0x0: bootloader, table, app, the code as a LittleFS `vfs`, and the `memory` archive.
+
+    A firmware built without PSRAM support is refused unless `allow_no_psram` (a simulator run):
+    `xzmem deploy` refuses such a board, whose heap the firmware outgrows within hours.
+    """
     from esptool.cmds import merge_bin
+
+    from xzmem.board.target import SUPPORTED
 
     layout = load_layout(flash_size, csv)
     fw = load_firmware(firmware)
+    if not fw.psram and not allow_no_psram:
+        raise BoardError(f"{Path(firmware).name} is built without PSRAM support, and xzmem needs more heap than a "
+                         f"board without PSRAM has (xzmem deploy refuses one too). {SUPPORTED}; or pass "
+                         "--allow-no-psram to build it anyway for a simulator")
     if memory is not None and not Path(memory).exists():
         raise BoardError(f"memory source not found: {memory}")
     require_entry(root)

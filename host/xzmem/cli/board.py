@@ -167,14 +167,18 @@ def image(firmware: Annotated[Path, typer.Option("--firmware", help="Merged Micr
           csv: Csv = None, mpy: Mpy = False, root: Root = board.ROOT, config: ConfigFile = None, wifi_ssid: WifiSsid = None,
           wifi_password: WifiPassword = None, token: Token = None, utc_offset: UtcOffset = None,
           listen_port: ListenPort = None, endpoint_url: EndpointUrl = None, xiaozhi_url: XiaozhiUrl = None,
-          device_id: DeviceId = None, client_id: ClientId = None, dry_run: DryRun = False) -> None:
+          device_id: DeviceId = None, client_id: ClientId = None, dry_run: DryRun = False,
+          allow_no_psram: Annotated[bool, typer.Option(
+              "--allow-no-psram", help="Build for a firmware without PSRAM support anyway (a simulator run).")] = False,
+          ) -> None:
     """Build one flash image (from 0x0) with the code and the memory archive, for Wokwi or factory flashing."""
     try:
         cfg = _device_config(
             config, wifi_ssid=wifi_ssid, wifi_password=wifi_password, token=token, utc_offset=utc_offset,
             listen_port=listen_port, endpoint_url=endpoint_url, xiaozhi_url=xiaozhi_url, device_id=device_id,
             client_id=client_id)
-        _run(board.image_plan(firmware, flash_size, out, cfg, memory=memory, mpy=mpy, csv=csv, root=root), dry_run)
+        _run(board.image_plan(firmware, flash_size, out, cfg, memory=memory, mpy=mpy, csv=csv, root=root,
+                              allow_no_psram=allow_no_psram), dry_run)
     except _BOARD_ERRORS as e:
         raise _fail(e) from None
 
