@@ -94,13 +94,14 @@ def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
             # .mpy files before '.frozen' (a binary may have another version frozen in); frozen after it
             f"sys.path[{2 if frozen else 0}:{2 if frozen else 0}] = {paths!r}\n"
             "import board_soak_mp\n"
-            f"board_soak_mp.unix_main({str(work)!r}, {calls}, {seed})\n", encoding="utf-8")
+            f"board_soak_mp.unix_main({str(work)!r}, {calls}, {seed}, weigh_only=len(sys.argv) > 1)\n",
+            encoding="utf-8")
 
-        def run(heap_bytes):
-            return subprocess.run([binary, "-X", f"heapsize={heap_bytes}", str(script)], cwd=work,
+        def run(heap_bytes, *args):
+            return subprocess.run([binary, "-X", f"heapsize={heap_bytes}", str(script), *args], cwd=work,
                                   capture_output=True, text=True, timeout=timeout)
 
-        probe = run(8 * 1024 * 1024)
+        probe = run(8 * 1024 * 1024, "weigh")
         nvs = next((int(line.split()[1]) for line in probe.stdout.splitlines() if line.startswith("@@nvs")), None)
         if nvs is None:
             raise SystemExit("board_soak: the unix port run failed:\n" + (probe.stdout + probe.stderr)[-4000:])

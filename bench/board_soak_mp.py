@@ -260,7 +260,7 @@ async def boot(calls, seed, wasm=True):
     await _soak.boot(wasm)
 
 
-def unix_main(work, calls, seed):
+def unix_main(work, calls, seed, weigh_only=False):
     """The soak under a unix port (`micropython -X heapsize=...`): /bench is the folder `work`, /data
     the LittleFS image work/memory.img mounted as boot.py mounts the memory partition (the real
     LittleFS driver over a file-backed partition). Prints "@@nvs BYTES" once the fake NVS is
@@ -280,6 +280,8 @@ def unix_main(work, calls, seed):
     gc.collect()
     nvs = gc.mem_alloc() - empty
     print("@@nvs", nvs)
+    if weigh_only:
+        return
 
     async def run():
         await boot(calls, seed, False)
