@@ -413,10 +413,10 @@ class Partition:
         pos = block_num * self.block_size + offset
         if hasattr(os, "pread"):
             data = os.pread(f.fileno(), len(buf), pos)  # one system call for LittleFS's many small reads
-        else:
+            buf[: len(data)] = data
+        else:  # MicroPython: into LittleFS's own buffer, allocating nothing, as the C driver does
             f.seek(pos)
-            data = f.read(len(buf))
-        buf[: len(data)] = data
+            f.readinto(buf)
 
     def cut_power_at(self, write_number):
         """Lose power during flash write number `write_number` (1-based, counted from now)."""
@@ -447,9 +447,20 @@ class Partition:
             self.erases += 1
             f = self._file()
             f.seek(arg * self.block_size)
-            f.write(b"\xff" * self.block_size)
+            f.write(_erased(self.block_size))
             return 0
         return 0
+
+
+_blank = None
+
+
+def _erased(size):
+    """An erased block's bytes, made once: erasing allocates nothing after that, as on a board."""
+    global _blank
+    if _blank is None or len(_blank) != size:
+        _blank = b"\xff" * size
+    return _blank
 
 
 def configure_partition(label, path, size):
@@ -457,3 +468,4 @@ def configure_partition(label, path, size):
     if size % _PAGE_BYTES:
         raise ValueError("partition size must be a multiple of 4096, got %d" % size)
     Partition._table[label] = (path, size)
+    _erased(_PAGE_BYTES)
