@@ -41,10 +41,10 @@ def test_psram_board_gets_mpy_files_built_for_its_architecture(tmp_path, port, r
 
 
 def test_no_psram_board_with_heap_for_frozen_code_gets_the_frozen_build_steps(tmp_path, port, ran):
-    board_file = described(tmp_path, NO_PSRAM_123, version=[1, 26, 1], heap_free=240 * 1024, heap_total=250 * 1024)
+    board_file = described(tmp_path, NO_PSRAM_123, version=[1, 26, 1], heap_free=280 * 1024, heap_total=290 * 1024)
     result = deploy(port, project(tmp_path), "--board", board_file, "--dry-run")
     assert result.exit_code == 1
-    assert "no PSRAM" in result.output and "288 KB" in result.output and "208 KB" in result.output
+    assert "no PSRAM" in result.output and "320 KB" in result.output and "248 KB" in result.output
     assert "firmware/manifest.py" in result.output and "xzmem flash" in result.output
     assert ran == []
 
@@ -55,7 +55,7 @@ def test_stock_esp32_without_psram_is_refused_even_frozen_and_told_which_boards_
     for frozen in (False, True):
         result = deploy(port, root, "--board", described(tmp_path, NO_PSRAM_123, frozen=frozen), "--dry-run")
         assert result.exit_code == 1, result.output
-        assert "76 KB" in result.output and "176 KB" in result.output
+        assert "76 KB" in result.output and "212 KB" in result.output
         assert "Supported boards" in result.output and "PSRAM" in result.output
     assert ran == []
 
@@ -77,7 +77,7 @@ def test_frozen_firmware_with_too_little_heap_is_refused(tmp_path, port, ran):
 def test_frozen_firmware_gets_only_boot_main_and_config(tmp_path, port, ran):
     root = project(tmp_path)
     stage = tmp_path / "stage"
-    facts = target.load_facts(described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=240 * 1024))
+    facts = target.load_facts(described(tmp_path, NO_PSRAM_123, frozen=True, heap_free=280 * 1024))
     choice = target.choose(facts)
     assert choice.form == "frozen"
     plan = board.deploy_plan(port, {"token": "tok-long-enough"}, form=choice.form, root=root, workdir=stage)
