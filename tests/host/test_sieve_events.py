@@ -131,9 +131,13 @@ def test_an_event_without_a_usable_date_writes_no_schedule_but_keeps_the_memory(
 
 def test_dates_are_read_as_people_and_models_write_them(fake_llm, llm_config):
     events = [("2026-03-20", "2026-03-20 09:00"), ("2026-3-5 8:30", "2026-03-05 08:30"), ("02-29", "02-29"),
-              ("5-1 20:00", "05-01 20:00")]
-    memories = [dict(BIRTHDAY, content=f"事{n}", event={"title": f"事{n}", "datetime": when})
-                for n, (when, _) in enumerate(events)]
+              ("5-1 20:00", "05-01 20:00"), ("2016-07-08 yearly", "07-08"), ("2026-12-24 19:00 yearly", "12-24 19:00")]
+    memories = []
+    for n, (when, _) in enumerate(events):
+        event = {"title": f"事{n}", "datetime": when.removesuffix(" yearly")}
+        if when.endswith(" yearly"):  # a birthday with the year of birth, or a first date: every year's day
+            event["repeat"] = "yearly"
+        memories.append(dict(BIRTHDAY, content=f"事{n}", event=event))
     result, _ = run(fake_llm, llm_config, memories)
     assert [op["datetime"] for op in result.deep_ops] == [want for _, want in events]
     assert result.errors == []

@@ -93,6 +93,14 @@ def _when(value: object, now: datetime) -> tuple[str | None, str | None]:
     return None, f"must be YYYY-MM-DD HH:MM or MM-DD, got {value!r}"
 
 
+def _without_year(text: str) -> str:
+    full = _FULL.match(text.strip())
+    if not full:
+        return text
+    day = f"{int(full.group(2)):02d}-{int(full.group(3)):02d}"
+    return day if full.group(4) is None else f"{day} {int(full.group(4)):02d}:{full.group(5)}"
+
+
 def _level(value: object) -> int | None:
     """A whole number 1-5 (the model may write 4, 4.0 or "4"), else None."""
     if isinstance(value, bool):
@@ -111,7 +119,10 @@ def event_op(event: object, content: str, now: datetime, where: str = "event") -
     if not isinstance(event, dict):
         out.problems.append(f"{where}: must be an object, got {event!r}; no schedule written")
         return out
-    when, why = _when(event.get("datetime"), now)
+    raw = event.get("datetime")
+    if isinstance(raw, str) and REPEAT_NAMES.get(str(event.get("repeat")).strip().lower()) == "yearly":
+        raw = _without_year(raw)  # a birthday given with the year of birth is still every year's
+    when, why = _when(raw, now)
     if when is None:
         out.problems.append(f"{where}.datetime: {why}; no schedule written")
         return out
