@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import anyio
@@ -277,6 +278,37 @@ def test_rejecting_an_extracted_memory_takes_it_back_from_the_device(sim, dash, 
     assert results(browser) == ["DELETED"]
     assert browser.find_element(By.CSS_SELECTOR, f'tr.item[data-ref="{ref}"] .verdict.rejected')
     assert "画画" not in device_read(sim.url)["preferences"]["likes"]
+
+
+def test_rejecting_a_birthday_the_llm_heard_takes_the_yearly_schedule_back(sim, dash, host, browser, fake_llm, llm_config):  # noqa: F811
+    cfg = Config(llm=llm_config)
+    cfg.host.data_dir = str(host)
+    pipelines = Pipelines(cfg, open_db(host), LLMClient(cfg.llm))
+    pipelines.device_id = SIM_ID
+    pipelines.local_time = lambda _: datetime(2026, 3, 4, 10, 0)
+    fake_llm.reply({"memories": [{"content": "用户的爷爷4月2日过生日", "category": "relationship", "importance": 0.7,
+                                  "source": "user", "event": {"title": "爷爷生日", "datetime": "04-02",
+                                                              "event_type": "生日", "significance": 4}}]},
+                   match="记忆提取器")
+    fake_llm.reply([], match="维护陪伴型")
+    outcome = anyio.run(pipelines.exchange, "四月二号是我爷爷的生日", "记住啦，到时候提醒你给爷爷打电话。")
+    [batch] = [b for b in outcome.batches if b.batch_id.startswith("sieve-deep-")]
+    (error, answer), = anyio.run(_apply, sim.url, batch)
+    assert not error, answer
+    assert "爷爷生日" in [s["content"] for s in device_read(sim.url, type="schedule")["items"]]
+
+    ref = f"{outcome.log_ids[0]}:event:0"
+    browser.get(dash.url + "/log")
+    item = browser.find_element(By.CSS_SELECTOR, f'tr.item[data-ref="{ref}"]')
+    assert "日程 爷爷生日" in item.text
+    submit(browser, item.find_element(By.CSS_SELECTOR, "button[data-reject]"))
+    assert results(browser) == ["DELETED"], answers_text(browser)
+    assert "爷爷生日" not in [s["content"] for s in device_read(sim.url, type="schedule")["items"]]
+
+
+async def _apply(url: str, batch) -> list:
+    async with session(url) as s:
+        return [await call(s, "memory_sync", {"action": "apply", **batch.to_json()})]
 
 
 def test_a_never_remember_topic_makes_a_later_turn_write_nothing(dash, host, browser):  # noqa: F811
