@@ -51,7 +51,7 @@ def test_a_birthday_the_user_tells_reaches_the_device_as_a_yearly_event_with_its
                          "event_type": "生日", "emotion": "happy", "intensity": 4, "significance": 5}]
     [prompt] = [r["body"]["messages"][1]["content"] for r in fake_llm.requests
                 if EXTRACT in r["body"]["messages"][0]["content"]]
-    assert "现在是 2026-03-04 10:00 星期三" in prompt
+    assert "现在:2026-03-04 10:00 星期三" in prompt
     logged = pipelines.log.get(outcome.log_ids[0])
     assert logged.parsed["deep_ops"] == deep.ops and deep.batch_id in logged.batch_ids
 
