@@ -84,6 +84,22 @@ def migrate(nv):
     return moved
 
 
+def image_problem(nv, key, dlen, record):
+    """What keeps a journal image of layout 1 key `key` from being taken (a record id past MAX_ID,
+    which take_image() would drop), or None; reads past the image either way."""
+    for name, old in _MOVED:
+        p = len(old)
+        if key[:p] != old or not key[p:].isdigit():
+            continue
+        if dlen == (_OLD_EVENT_SIZE if name == "schedule" else _table(nv, name).size):
+            rid = struct.unpack("<I", record.read(4))[0]
+            record.skip(dlen - 4)
+            return "a record id past %d in %s" % (MAX_ID, key) if rid > MAX_ID else None
+        break
+    record.skip(dlen)
+    return None
+
+
 def take_image(nv, key, dlen, record):
     """Put a journal image of layout 1 key `key` (`dlen` bytes, or ERASE_LEN) from `record` into its
     slot; 1 when taken, 0 when `key` is no layout 1 key (its bytes are read past)."""
@@ -100,9 +116,7 @@ def take_image(nv, key, dlen, record):
             _clear(t, s)
         else:
             buf = bytearray(size)
-            record.readinto(memoryview(buf))
-            if _u32(buf, 0) > MAX_ID:
-                return 0
+            record.readinto(memoryview(buf))  # ids past MAX_ID were set aside (memory.storeload)
             _place(t, s, buf)
             if t.used[s] and _u32(buf, 0) >= nv.next_id:
                 nv.next_id = _u32(buf, 0) + 1

@@ -34,9 +34,13 @@ def retract(memory, op):
         return memory.keyed.put(rec)
     if kind == "schedule":
         wrote = _text(op, "content")
-        when = clock.parse_local_datetime(op.get("datetime"))
+        said = op.get("datetime")
+        # A yearly date (MM-DD, time optional) names the day and not the year: any year's will do.
+        yearly = isinstance(said, str) and len(said) in (5, 11) and said[2:3] == "-"
+        when = None if yearly else clock.parse_local_datetime(said)
         for ev in store.events():
-            if ev.content == wrote and ev.when == when:
+            if ev.content == wrote and (clock.format_local(ev.when)[5:5 + len(said)] == said if yearly
+                                        else ev.when == when):
                 if new is None:
                     return {"result": store.delete_event(ev)}
                 ev.content = trim(new)

@@ -58,7 +58,14 @@ def _problem(nv, record):
         if dlen > record.left:
             return "a key image past the record's end"
         t = _find_key(nv, key)[0]
-        if t is None or dlen != t.size * t.per_key or not t.counted:
+        if t is None:  # perhaps a key of the old layout (memory.relayout, loaded to replay it anyway)
+            from memory import relayout
+
+            problem = relayout.image_problem(nv, key, dlen, record)
+            if problem:
+                return problem
+            continue
+        if dlen != t.size * t.per_key or not t.counted:
             record.skip(dlen)
             continue
         for _ in range(t.per_key):

@@ -100,6 +100,20 @@ class Retract(unittest.TestCase):
         self.assertEqual(out["result"], "DELETED")
         self.assertEqual([ev.content for ev in self.memory.store.events()], ["钢琴课"])
 
+    def test_a_yearly_schedule_by_its_month_and_day(self):
+        self.apply({"op": "write", "type": "schedule", "content": "妈妈生日", "datetime": "03-15"},
+                   {"op": "write", "type": "schedule", "content": "结婚纪念日", "datetime": "10-01 19:30"})
+        [out] = self.apply({"op": "retract", "type": "schedule", "content": "妈妈生日", "datetime": "03-16"})
+        self.assertEqual(out["result"], "CHANGED")
+        [out] = self.apply({"op": "retract", "type": "schedule", "content": "结婚纪念日", "datetime": "10-01 09:00"})
+        self.assertEqual(out["result"], "CHANGED")
+        [out] = self.apply({"op": "retract", "type": "schedule", "content": "妈妈生日", "datetime": "03-15",
+                            "replace": "妈妈的生日"})
+        self.assertEqual(out["result"], "UPDATED")
+        [out] = self.apply({"op": "retract", "type": "schedule", "content": "结婚纪念日", "datetime": "10-01 19:30"})
+        self.assertEqual(out["result"], "DELETED")
+        self.assertEqual([ev.content for ev in self.memory.store.events()], ["妈妈的生日"])
+
     def test_keyed_only_while_the_payload_is_the_same(self):
         put = {"op": "put_mem", "key": "mem_a1", "category": "preference", "payload": "喜欢恐龙", "importance": 5,
                "source": "sieve"}

@@ -170,6 +170,21 @@ class Relayout(unittest.TestCase):
                 break
             cut += 1
 
+    def test_an_old_image_with_an_id_past_the_limit_is_set_aside_and_counted(self):
+        items, want, top = _old_layout()
+        _power_on(items)
+        slot = [i[1] for i in items if i[1][:2] == "fa" and i[1][2:].isdigit()][0]
+        image = bytearray(128)
+        esp32.NVS("xzmem").get_blob(slot, image)
+        struct.pack_into("<I", image, 0, 2 ** 31)
+        struct.pack_into("<120s", image, 8, "坏的事实".encode())
+        _write_journal(struct.pack("<I", top) + _key_image(slot.encode(), bytes(image)))
+        flash, boot = _power_on(items, journal=True)
+        store = boot()
+        self.assertEqual(_snapshot(store), want)
+        self.assertEqual(store.stats()["journal"]["bad_records"], 1)
+        self.assertEqual(_old_keys(flash), [])
+
     def test_a_partition_too_full_for_the_move_keeps_every_record_and_moves_later(self):
         # New keys are written before old ones are erased, so the move needs room for a table's worth.
         items, want, top = _old_layout()

@@ -53,6 +53,28 @@ def test_sieve_with_llm_prints_memories_and_ops(tmp_path, fake_llm):
     assert conn.execute("SELECT COUNT(*) FROM keyed_memories").fetchone()[0] == 1
 
 
+def test_sieve_shows_the_schedule_a_dated_event_writes_and_each_field_it_dropped(tmp_path, fake_llm):
+    birthday = {"content": "用户的妹妹8月8日过生日", "category": "relationship", "importance": 0.7, "source": "user",
+                "event": {"title": "妹妹生日", "datetime": "08-08", "event_type": "生日", "emotion": "狂喜",
+                          "significance": 4}}
+    for as_json in (True, False):
+        fake_llm.reply({"memories": [birthday]}, match="记忆提取器")
+        fake_llm.reply([], match="维护陪伴型")
+        args = ["sieve", "--user", "八月八号是我妹妹的生日", "--assistant", "记住啦！"] + (["--json"] if as_json else [])
+        result = runner.invoke(app, args, env=env_for(tmp_path, fake_llm))
+        assert result.exit_code == 0, result.output
+        if as_json:
+            data = json.loads(result.stdout)
+            assert data["deep_ops"] == [{"op": "write", "type": "schedule", "content": "妹妹生日", "datetime": "08-08",
+                                         "event_type": "生日", "significance": 4}]
+            assert data["deep_ops"] in [b["ops"] for b in data["batches"]]
+            assert data["errors"] == ["memories.0.event.emotion: must be one of neutral|happy|sad|excited|worried|"
+                                      "touched, got '狂喜'; dropped"]
+        else:
+            assert "device writes (deep channel: dated events)" in result.stdout and "妹妹生日" in result.stdout
+            assert "memories.0.event.emotion" in result.stderr
+
+
 def test_sieve_reports_llm_errors_and_falls_back(tmp_path, fake_llm):
     fake_llm.reply("抱歉，我无法完成这个请求。", match="记忆提取器")
     fake_llm.reply(status=500, match="维护陪伴型")

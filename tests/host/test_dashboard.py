@@ -146,3 +146,69 @@ def test_a_bad_or_taken_listen_address_is_one_line(tmp_path):
     assert busy.exit_code == 1 and busy.output.startswith(f"xzmem: cannot listen on 127.0.0.1:{port}: ")
     nothing = CliRunner().invoke(cli, ["dashboard"], env=dict(env, XZMEM_DEVICE="", XZMEM_TOKEN=""))
     assert nothing.exit_code == 1 and nothing.output.startswith("xzmem: no device")
+
+
+def schedule_form(client: TestClient, **fields) -> str:
+    """Send the schedule form (the page's defaults, then `fields`); the page it goes back to."""
+    page = client.get("/schedules")
+    form = {"csrf": csrf_of(page.text), "content": "妈妈生日", "when": "once", "datetime": "2026-03-05T16:00",
+            "repeat": "none", "priority": "3", "emotion": "neutral", "intensity": "3", "significance": "3"}
+    form.update(fields)
+    sent = client.post("/schedules/add", data=form, headers={"referer": BASE + "/schedules"}, follow_redirects=False)
+    assert sent.status_code == 303 and sent.headers["location"].startswith("/schedules")
+    return client.get("/schedules").text
+
+
+def queued_ops(tmp_path) -> list[dict]:
+    from xzmem.device.outbox import Outbox
+
+    with Outbox(tmp_path / "host" / "outbox.sqlite3") as box:
+        return [op for batch in box.pending() for op in batch.ops]
+
+
+def test_the_schedule_form_takes_a_yearly_day_and_the_event_fields(tmp_path):
+    client = dashboard(tmp_path)
+    page = client.get("/schedules").text
+    for field in ('name="month_day"', 'name="yearly_time"', 'name="event_type"', 'name="emotion"',
+                  'name="intensity"', 'name="significance"', 'value="yearly"'):
+        assert field in page
+    after = schedule_form(client, when="yearly", month_day="3月15日", event_type="生日", emotion="happy",
+                          intensity="4", significance="5")
+    assert "设备不在线：已存入发件箱" in after
+    after = schedule_form(client, content="结婚纪念日", when="yearly", month_day="10-01", yearly_time="19:30",
+                          event_type="纪念日", emotion="touched", significance="5")
+    assert queued_ops(tmp_path) == [
+        {"op": "write", "type": "schedule", "content": "妈妈生日", "datetime": "03-15", "event_type": "生日",
+         "emotion": "happy", "priority": 3, "intensity": 4, "significance": 5},
+        {"op": "write", "type": "schedule", "content": "结婚纪念日", "datetime": "10-01 19:30", "event_type": "纪念日",
+         "emotion": "touched", "priority": 3, "intensity": 3, "significance": 5},
+    ]
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    ({"when": "yearly", "month_day": "02-30"}, "每年的日期要写成 月-日，例如 03-15；“02-30”不是日历上的一天。"),
+    ({"when": "yearly", "month_day": ""}, "每年的日期要写成 月-日"),
+    ({"when": "yearly", "month_day": "03-15", "yearly_time": "25:00"}, "钟点要写成 时:分，例如 08:30；“25:00”不对。"),
+    ({"datetime": ""}, "请选择日程的日期和时间。"),
+    ({"datetime": "明天下午"}, "日期和时间“明天下午”看不懂"),
+    ({"repeat": "hourly"}, "重复方式只能选 不重复、每天、每周、每月、每年"),
+    ({"significance": "9"}, "重要程度要填 1 到 5 的整数，收到的是“9”。"),
+    ({"intensity": "很强"}, "心情强度要填 1 到 5 的整数"),
+    ({"priority": "abc"}, "优先级要填 1 到 5 的整数，收到的是“abc”。"),
+    ({"event_type": "一个非常非常长的类型"}, "类型最多 16 个字节（大约 5 个汉字）"),
+    ({"emotion": "furious"}, "心情只能从列表里选，收到的是“furious”。"),
+    ({"content": "  "}, "请填写日程内容。"),
+], ids=["no-such-day", "no-day", "bad-clock", "no-datetime", "bad-datetime", "bad-repeat", "significance-9",
+        "intensity-words", "priority-words", "long-type", "bad-emotion", "no-content"])
+def test_a_wrong_schedule_field_is_refused_in_words_and_nothing_is_sent(tmp_path, fields, said):
+    client = dashboard(tmp_path)
+    after = schedule_form(client, **fields)
+    assert said in after.replace("&#34;", '"')
+    assert queued_ops(tmp_path) == [] and '<span id="backlog">0</span>' in after
+
+
+def test_the_schedule_form_is_refused_in_english_on_the_english_page(tmp_path):
+    client = dashboard(tmp_path)
+    client.get("/lang/en?next=/")
+    after = schedule_form(client, significance="0")
+    assert "Significance must be a whole number from 1 to 5, got &#39;0&#39;." in after

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import anyio
@@ -212,6 +213,50 @@ def test_a_conflict_offers_the_suggested_times_and_a_refusal_is_shown_in_words(s
     assert device_read(sim.url)["profile"]["age"] == age
 
 
+def test_a_birthday_entered_as_a_yearly_day_with_its_feeling_is_stored_and_shown(sim, dash, browser):  # noqa: F811
+    browser.get(dash.url + "/schedules")
+    form = browser.find_element(By.ID, "schedule-form")
+    form.find_element(By.NAME, "content").send_keys("奶奶生日")
+    form.find_element(By.CSS_SELECTOR, '[name=when][value=yearly]').click()
+    form.find_element(By.NAME, "month_day").send_keys("3月20日")
+    form.find_element(By.NAME, "event_type").send_keys("生日")
+    form.find_element(By.CSS_SELECTOR, '[name=emotion] option[value=happy]').click()
+    for name, value in (("intensity", "4"), ("significance", "5")):
+        field = form.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(value)
+    submit(browser, form.find_element(By.CSS_SELECTOR, "button"))
+    assert results(browser) == ["ADDED"], answers_text(browser)
+    [stored] = [s for s in device_read(sim.url, type="schedule")["items"] if s["content"] == "奶奶生日"]
+    assert stored["datetime"] == "2026-03-20 09:00" and stored["repeat"] == "yearly"
+    assert (stored["event_type"], stored["emotion"], stored["intensity"], stored["significance"]) == ("生日", "happy", 4, 5)
+    shown = browser.find_element(By.CSS_SELECTOR, '[data-schedule="奶奶生日@2026-03-20 09:00"]').text
+    assert "每年" in shown and "生日" in shown and "开心 4/5" in shown and "重要程度 5/5" in shown
+
+    # A yearly day at a clock that clashes: kept as it was typed when added anyway from the answer.
+    form = browser.find_element(By.ID, "schedule-form")
+    form.find_element(By.NAME, "content").send_keys("钢琴比赛")
+    form.find_element(By.CSS_SELECTOR, '[name=when][value=yearly]').click()
+    form.find_element(By.NAME, "month_day").send_keys("03-05")
+    browser.execute_script("document.querySelector('#schedule-form [name=yearly_time]').value = '16:00'")
+    form.find_element(By.NAME, "event_type").send_keys("比赛")
+    submit(browser, form.find_element(By.CSS_SELECTOR, "button"))
+    assert results(browser) == ["CONFLICT"] and "钢琴课" in answers_text(browser)
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "button.force"))
+    assert results(browser) == ["ADDED"], answers_text(browser)
+    [stored] = [s for s in device_read(sim.url, type="schedule")["items"] if s["content"] == "钢琴比赛"]
+    assert (stored["datetime"], stored["repeat"], stored["event_type"]) == ("2026-03-05 16:00", "yearly", "比赛")
+
+    # A day the calendar lacks is refused on the page, in words, and nothing reaches the device.
+    form = browser.find_element(By.ID, "schedule-form")
+    form.find_element(By.NAME, "content").send_keys("不存在的日子")
+    form.find_element(By.CSS_SELECTOR, '[name=when][value=yearly]').click()
+    form.find_element(By.NAME, "month_day").send_keys("02-30")
+    submit(browser, form.find_element(By.CSS_SELECTOR, "button"))
+    assert "“02-30”不是日历上的一天" in answers_text(browser)
+    assert "不存在的日子" not in [s["content"] for s in device_read(sim.url, type="schedule")["items"]]
+
+
 def exchange(data: Path, user: str, device_id: str | None = None) -> ExchangeOutcome:
     """The pipelines on one exchange (LLM off) for the device `device_id` (the module's simulator
     by default), with the dashboard's data directory."""
@@ -233,6 +278,37 @@ def test_rejecting_an_extracted_memory_takes_it_back_from_the_device(sim, dash, 
     assert results(browser) == ["DELETED"]
     assert browser.find_element(By.CSS_SELECTOR, f'tr.item[data-ref="{ref}"] .verdict.rejected')
     assert "画画" not in device_read(sim.url)["preferences"]["likes"]
+
+
+def test_rejecting_a_birthday_the_llm_heard_takes_the_yearly_schedule_back(sim, dash, host, browser, fake_llm, llm_config):  # noqa: F811
+    cfg = Config(llm=llm_config)
+    cfg.host.data_dir = str(host)
+    pipelines = Pipelines(cfg, open_db(host), LLMClient(cfg.llm))
+    pipelines.device_id = SIM_ID
+    pipelines.local_time = lambda _: datetime(2026, 3, 4, 10, 0)
+    fake_llm.reply({"memories": [{"content": "用户的爷爷4月2日过生日", "category": "relationship", "importance": 0.7,
+                                  "source": "user", "event": {"title": "爷爷生日", "datetime": "04-02",
+                                                              "event_type": "生日", "significance": 4}}]},
+                   match="记忆提取器")
+    fake_llm.reply([], match="维护陪伴型")
+    outcome = anyio.run(pipelines.exchange, "四月二号是我爷爷的生日", "记住啦，到时候提醒你给爷爷打电话。")
+    [batch] = [b for b in outcome.batches if b.batch_id.startswith("sieve-deep-")]
+    (error, answer), = anyio.run(_apply, sim.url, batch)
+    assert not error, answer
+    assert "爷爷生日" in [s["content"] for s in device_read(sim.url, type="schedule")["items"]]
+
+    ref = f"{outcome.log_ids[0]}:event:0"
+    browser.get(dash.url + "/log")
+    item = browser.find_element(By.CSS_SELECTOR, f'tr.item[data-ref="{ref}"]')
+    assert "日程 爷爷生日" in item.text
+    submit(browser, item.find_element(By.CSS_SELECTOR, "button[data-reject]"))
+    assert results(browser) == ["DELETED"], answers_text(browser)
+    assert "爷爷生日" not in [s["content"] for s in device_read(sim.url, type="schedule")["items"]]
+
+
+async def _apply(url: str, batch) -> list:
+    async with session(url) as s:
+        return [await call(s, "memory_sync", {"action": "apply", **batch.to_json()})]
 
 
 def test_a_never_remember_topic_makes_a_later_turn_write_nothing(dash, host, browser):  # noqa: F811

@@ -78,6 +78,8 @@ def _render_exchange(outcome: ExchangeOutcome) -> None:
         for item in sieve.extracted:
             table.add_row(item.category, f"{item.importance:.2f}", item.source, Text(item.content))
         console.print(table)
+    if sieve.deep_ops:
+        console.print(_ops_table("device writes (deep channel: dated events)", sieve.deep_ops))
     if changes.ops:
         console.print(_ops_table("keyed memory changes", changes.ops))
     for r in changes.refusals:
@@ -98,6 +100,7 @@ def _exchange_json(outcome: ExchangeOutcome) -> dict:
         "signals": [asdict(s) for s in sieve.signals],
         "fast_ops": sieve.fast_ops,
         "working_memories": [m.to_record() for m in sieve.extracted],
+        "deep_ops": sieve.deep_ops,
         "deep_skipped": sieve.skipped,
         "fallback": sieve.fallback,
         "changes": {

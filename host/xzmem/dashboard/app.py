@@ -34,9 +34,10 @@ from xzmem.dashboard.device import (
     export_all,
     replace_calls,
 )
+from xzmem.dashboard.forms import FormProblem, schedule_call
 from xzmem.dashboard.review import Review, retract_op
 from xzmem.dashboard.security import COOKIE, LOGIN_COOKIE, Session, Sessions, allowed_hosts
-from xzmem.dashboard.texts import pick_language, skip_text, text, value_text
+from xzmem.dashboard.texts import form_problem_text, pick_language, skip_text, text, value_text
 from xzmem.dashboard.timeline import FILTERS, Cursor, schedule_time, timeline_page
 from xzmem.db import open_db
 from xzmem.device import ops as opslib
@@ -175,7 +176,9 @@ class Dashboard:
                 try:
                     back = await handler(form, session, link)
                 except (ValueError, KeyError) as exc:
-                    session.flash.append(Answer("", note=str(exc)))
+                    note = form_problem_text(self._lang(request), exc.key, exc.values) \
+                        if isinstance(exc, FormProblem) else str(exc)
+                    session.flash.append(Answer("", note=note))
                     back = urlsplit(request.headers.get("referer") or "/").path or "/"  # never another site
             return self._with_cookie(RedirectResponse(back, status_code=303), key)
 
@@ -476,13 +479,7 @@ class Dashboard:
         return "/profile"
 
     async def schedule_add(self, form: dict[str, str], session: Session, link: Link) -> str:
-        when = form.get("datetime", "").replace("T", " ")[:16]
-        call: dict[str, Any] = {"action": "write", "type": "schedule", "content": form.get("content", ""),
-                                "datetime": when, "repeat": form.get("repeat") or "none",
-                                "priority": int(form.get("priority") or 3)}
-        if form.get("force"):
-            call["force"] = True
-        await self._apply(session, link, [call])
+        await self._apply(session, link, [schedule_call(form)])
         return "/schedules" + (f"?week={form['week']}" if form.get("week") else "")
 
     async def schedule_complete(self, form: dict[str, str], session: Session, link: Link) -> str:

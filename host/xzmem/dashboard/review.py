@@ -104,6 +104,8 @@ def items_of(entry: LogEntry) -> list[Item]:
             items.append(Item(f"{entry.id}:fast:{n}", "fast", op_text(op), op=op))
         for n, memory in enumerate(parsed.get("extracted") or []):
             items.append(Item(f"{entry.id}:deep:{n}", "deep", str(memory.get("content", "")), memory=memory))
+        for n, op in enumerate(parsed.get("deep_ops") or []):  # the dated events the LLM named
+            items.append(Item(f"{entry.id}:event:{n}", "deep", op_text(op), op=op))
     elif entry.stage in ("changes", "reflect"):
         for n, op in enumerate(parsed.get("ops") or []):
             items.append(Item(f"{entry.id}:{entry.stage}:{n}", entry.stage, op_text(op), op=op))

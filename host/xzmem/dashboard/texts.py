@@ -126,6 +126,29 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "schedules.suggested": ("建议时间：", "Suggested times:"),
     "schedules.use": ("改用", "Use"),
     "schedules.later": ("本周之外", "Outside this week"),
+    "schedules.once": ("某一天", "On a date"),
+    "schedules.yearly": ("每年的这一天（生日、纪念日）", "Every year on this day (birthdays, anniversaries)"),
+    "schedules.month_day": ("月-日", "month-day"),
+    "schedules.yearly_time": ("钟点（可不填，默认 09:00）", "time (optional, 09:00 if left empty)"),
+    "schedules.event": ("这件事", "About it"),
+    "schedules.event_type": ("类型", "Type"),
+    "schedules.event_type_hint": ("如 生日、考试", "e.g. birthday, exam"),
+    "schedules.emotion": ("心情", "Feeling"),
+    "schedules.intensity": ("心情强度", "Feeling strength"),
+    "schedules.significance": ("重要程度", "Significance"),
+    "form.content": ("请填写日程内容。", "Write what the schedule is."),
+    "form.datetime_missing": ("请选择日程的日期和时间。", "Pick the schedule's date and time."),
+    "form.datetime": ("日期和时间“{value}”看不懂，请写成 年-月-日 时:分，例如 2026-03-05 16:00。",
+                      "Cannot read the date and time {value!r}; write it as year-month-day hour:minute, such as 2026-03-05 16:00."),
+    "form.month_day": ("每年的日期要写成 月-日，例如 03-15；“{value}”不是日历上的一天。",
+                       "A yearly date is month-day, such as 03-15; {value!r} is no day of the calendar."),
+    "form.clock": ("钟点要写成 时:分，例如 08:30；“{value}”不对。", "A time is hour:minute, such as 08:30; {value!r} is not one."),
+    "form.repeat": ("重复方式只能选 不重复、每天、每周、每月、每年，收到的是“{value}”。",
+                    "Repeat is none, daily, weekly, monthly or yearly, got {value!r}."),
+    "form.level": ("{field}要填 1 到 5 的整数，收到的是“{value}”。", "{field} must be a whole number from 1 to 5, got {value!r}."),
+    "form.event_type": ("类型最多 16 个字节（大约 5 个汉字），“{value}”太长了。",
+                        "A type is at most 16 bytes of UTF-8 (about 5 Chinese characters); {value!r} is too long."),
+    "form.emotion": ("心情只能从列表里选，收到的是“{value}”。", "Pick the feeling from the list, got {value!r}."),
     "days": ("周一,周二,周三,周四,周五,周六,周日", "Mon,Tue,Wed,Thu,Fri,Sat,Sun"),
     "device": ("设备", "Device"),
     "health.mcp": ("设备连接", "MCP WebSocket"),
@@ -172,6 +195,12 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "repeat.weekly": ("每周", "weekly"),
     "repeat.monthly": ("每月", "monthly"),
     "repeat.yearly": ("每年", "yearly"),
+    "emotion.neutral": ("平静", "neutral"),
+    "emotion.happy": ("开心", "happy"),
+    "emotion.sad": ("难过", "sad"),
+    "emotion.excited": ("兴奋", "excited"),
+    "emotion.worried": ("担心", "worried"),
+    "emotion.touched": ("感动", "touched"),
     "gender.male": ("男", "male"),
     "gender.female": ("女", "female"),
     "gender.other": ("其他", "other"),
@@ -213,6 +242,14 @@ def value_text(lang: str, group: str, value: object) -> str:
     if pair is None:
         return str(value)
     return pair[1] if lang == "en" else pair[0]
+
+
+def form_problem_text(lang: str, key: str, values: dict) -> str:
+    """A form problem in words; a field named in it (priority, significance) is named in words too."""
+    named = dict(values)
+    if "field" in named:
+        named["field"] = text(lang, "schedules." + named["field"])
+    return text(lang, key).format(**named)
 
 
 def skip_text(lang: str, reason: str) -> str:

@@ -190,6 +190,7 @@ class Pipelines:
             )
         changes.ops, dropped = self.never.keep(changes.ops)
         changes.notes.extend(dropped)
+        deep_batches = self._emit("sieve-deep", sieve.deep_ops)
         change_batches = self._emit("changes", changes.ops)
         self.snapshot.save(self.working)
         exchange_input = {"user": user, "assistant": assistant, "now": now}
@@ -197,9 +198,9 @@ class Pipelines:
             self.log.record(
                 "sieve", exchange_input, sieve.raw,
                 {"signals": [asdict(s) for s in sieve.signals], "fast_ops": sieve.fast_ops,
-                 "extracted": [m.to_record() for m in sieve.extracted], "fallback": sieve.fallback,
-                 "skipped": sieve.skipped, "llm_output": sieve.parsed},
-                sieve.errors, [b.batch_id for b in fast_batches], sieve.prompt_tokens,
+                 "extracted": [m.to_record() for m in sieve.extracted], "deep_ops": sieve.deep_ops,
+                 "fallback": sieve.fallback, "skipped": sieve.skipped, "llm_output": sieve.parsed},
+                sieve.errors, [b.batch_id for b in fast_batches + deep_batches], sieve.prompt_tokens,
             ),
             self.log.record(
                 "changes", dict(exchange_input, shown_keys=changes.shown_keys), changes.raw,
@@ -210,7 +211,8 @@ class Pipelines:
             ),
         ]
         profile_batches = profile.batches if profile is not None else []
-        return ExchangeOutcome(sieve, changes, profile, profile_batches + fast_batches + change_batches, log_ids)
+        batches = profile_batches + fast_batches + deep_batches + change_batches
+        return ExchangeOutcome(sieve, changes, profile, batches, log_ids)
 
     def context(self, query: str, summary_chars: int = 400, now: float | None = None) -> PromptContext:
         """Recall for one turn's prompt: the best working memories (each counts a trigger, which

@@ -1,8 +1,10 @@
 """Memory Sieve (seed 004): the fast channel's device writes and the deep channel's LLM extraction,
 run concurrently on one exchange (the user's words and the assistant's answer).
 
-Deep-channel memories go into working memory. Small talk skips the LLM; an LLM failure keeps the raw
-turn as a low-importance working memory instead of losing it.
+Deep-channel memories go into working memory; one that names a dated event (seed 003: a plan, a
+birthday, an anniversary, with its type, emotion and significance) also becomes a schedule write for
+the device. Small talk skips the LLM; an LLM failure keeps the raw turn as a low-importance working
+memory instead of losing it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from xzmem.llm import LLMClient, LLMError, describe_validation_error, parse_reply
 from xzmem.pipelines.categories import CATEGORIES
+from xzmem.pipelines.events import event_op, join_fast_schedule
 from xzmem.pipelines.fast_channel import Signal, fast_channel
 from xzmem.pipelines.prompt_files import load_prompt
 from xzmem.pipelines.tokens import estimate_tokens
@@ -42,6 +45,7 @@ class ExtractedMemory(BaseModel):
     importance: float = Field(ge=0.0, le=1.0)
     source: Literal["user", "assistant", "both"]
     reasoning: str = ""
+    event: Any = None  # checked field by field (pipelines/events.py): a bad field never costs the memory
 
 
 class ExtractionOutput(BaseModel):
@@ -52,6 +56,7 @@ class ExtractionOutput(BaseModel):
 class SieveResult:
     signals: list[Signal] = field(default_factory=list)
     fast_ops: list[dict] = field(default_factory=list)
+    deep_ops: list[dict] = field(default_factory=list)  # schedule writes for the events the LLM named
     extracted: list[MemoryItem] = field(default_factory=list)
     fallback: bool = False
     skipped: str | None = None
@@ -75,9 +80,19 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def build_extraction_prompt(user: str, assistant: str, profile_text: str = "", additional: str = "") -> tuple[str, str]:
+WEEKDAYS = "一二三四五六日"
+
+
+def now_text(local: datetime) -> str:
+    """The device's local time as the prompt gives it, so the LLM can date 明天 or 下周五."""
+    return local.strftime("%Y-%m-%d %H:%M") + " 星期" + WEEKDAYS[local.weekday()]
+
+
+def build_extraction_prompt(user: str, assistant: str, profile_text: str = "", additional: str = "",
+                            local_now: datetime | None = None) -> tuple[str, str]:
     """The extraction prompt, with the synthesized profile and the configured extra instructions appended."""
-    system, prompt = load_prompt("extraction").render(user=user, assistant=assistant)
+    system, prompt = load_prompt("extraction").render(
+        user=user, assistant=assistant, now=now_text(local_now or datetime.now()))
     if profile_text:
         prompt += "\n\n" + profile_text
     if additional:
@@ -114,7 +129,7 @@ async def run_sieve(
         if not llm.enabled:
             result.skipped = "llm off"
             return
-        system, prompt = build_extraction_prompt(user, assistant, profile_text, additional)
+        system, prompt = build_extraction_prompt(user, assistant, profile_text, additional, local_time(now))
         result.prompt_tokens = estimate_tokens(system) + estimate_tokens(prompt)
         try:
             raw, _ = await llm.chat(system, prompt)
@@ -139,6 +154,11 @@ async def run_sieve(
                     metadata={"reasoning": memory.reasoning},
                 )
             )
+            if memory.event is not None:
+                built = event_op(memory.event, memory.content.strip(), local_time(now), f"memories.{n}.event")
+                result.errors.extend(built.problems)
+                if built.op is not None:
+                    result.deep_ops.append(built.op)
         if output.memories and not result.extracted:
             _fallback()
 
@@ -151,4 +171,5 @@ async def run_sieve(
         )
 
     await asyncio.gather(fast(), deep())
+    result.deep_ops = [join_fast_schedule(op, result.fast_ops) for op in result.deep_ops]
     return result
