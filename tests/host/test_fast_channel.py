@@ -693,3 +693,49 @@ def test_a_house_inside_a_run_leads_before_a_relation_and_what_the_child_wears(t
 ])
 def test_a_choice_at_hand_a_state_of_a_relation_and_a_likings_time(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("大家都管我叫豆豆", [("name", "豆豆")]),
+    ("我姓李叫李沐晨", [("name", "李沐晨")]),
+    ("我小名叫果果", [("name", "果果")]),
+    ("我叫乐乐快乐的乐", [("name", "乐乐")]),
+    ("我叫张小雨弓长张", [("name", "张小雨")]),
+    ("我姓王", []),
+])
+def test_names_said_with_a_surname_a_nickname_or_how_a_character_is_written(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我今年已经六周岁了", [("age", "6")]),
+    ("我满五岁了", [("age", "5")]),
+    ("我们家住在深圳南山那边", [("location", "深圳南山")]),
+])
+def test_full_years_and_a_home_said_with_over_there(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("恐龙是我最喜欢的", [("like", "恐龙")]),
+    ("小猫是我最喜欢的动物", [("like", "小猫")]),
+    ("茄子是我最讨厌的", [("dislike", "茄子")]),
+    ("我最不爱吃的就是茄子", [("dislike", "茄子")]),
+    ("妈妈是我最爱的人", []),
+    ("这个是我最喜欢的", []),
+    ("你是我最喜欢的", []),
+])
+def test_a_liking_said_the_other_way_round_or_as_the_least_liked(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我最好的朋友是朵朵", [("fact", "主人的最好的朋友是朵朵")]),
+    ("我弟弟是猪猪", []),
+    ("我有一只小狗它叫旺财", [("fact", "主人有一只小狗，叫旺财")]),
+    ("我家有只小猫它的名字叫咪咪", [("fact", "主人家有只小猫，叫咪咪")]),
+    ("我养了一条金鱼名字叫泡泡", [("fact", "主人养了一条金鱼名字叫泡泡")]),
+    ("we have a cat and she is called luna", [("fact", "The user's family has a cat, called Luna")]),
+])
+def test_a_friend_with_a_doubled_name_and_a_pet_named_after_it_is_told_of(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

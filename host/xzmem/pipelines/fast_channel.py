@@ -196,8 +196,8 @@ _NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|
 _LEAD_ZH = (r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
             r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
-    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫))"
-    r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
+    r"|(?:^|可以|都|就|要)叫我|(?:^|都|就|们|家|人)管我叫)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
@@ -236,7 +236,7 @@ _NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nicknam
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
@@ -247,7 +247,7 @@ _PLACE_ZH = re.compile(
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
 )
-_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
+_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
@@ -279,7 +279,7 @@ _ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
-    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:叫[\u4e00-\u9fff]{1,4})?$"
+    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4})?$"
 )
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
             r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
@@ -319,6 +319,10 @@ _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+# the same said the other way round or of what is disliked: 恐龙是我最喜欢的, 我最不爱吃的就是茄子, 茄子是我最讨厌的
+_LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
+_FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?:就|才)?是我(?:最最|最)?(不喜欢|不爱|讨厌|喜欢|爱)(?:吃|喝|看|玩|听)?的"
+                                 r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
     r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so )?"
@@ -350,7 +354,18 @@ def _unstutter(name: str) -> str:
     return name[1:] if len(name) in (3, 4) and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
 
 
+def _unspell(value: str) -> str:
+    """乐乐快乐的乐 → 乐乐, 张小雨弓长张 → 张小雨: a name said with how one of its characters is written."""
+    for k in (2, 3):
+        head, tail = value[:k], value[k:]
+        said = re.fullmatch(r"[\u4e00-\u9fff]{1,3}的([\u4e00-\u9fff])", tail)
+        if said and said.group(1) in head or len(tail) == 3 and tail[2] == head[0] and head[0] in _SURNAMES[:-2]:
+            return head
+    return value
+
+
 def _name_zh(value: str) -> str:
+    value = _unspell(value)
     stop = _NAME_STOP.search(value, 1)
     return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
@@ -491,6 +506,12 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
         return
+    turned = (_LEAST_ZH.search(clause) or _FAVOURITE_AFTER_ZH.search(clause)) if zh else None
+    if turned:
+        thing, verb = (turned.group(1), "不" if turned.re is _LEAST_ZH else turned.group(2))
+        kind = "like" if verb in ("喜欢", "爱") else "dislike"
+        writes.extend(opslib.write(kind, item) for item in _items(thing, zh) if not _KIN_LIKED.match(item))
+        return
     taste = _TASTE_ZH.match(clause) if zh else None
     if taste and not re.match(r"[这那你它今昨明]", taste.group(1)):  # 胡萝卜最难吃了: a thing judged by taste
         kind = "dislike" if taste.group(2).startswith("难") else "like"
@@ -532,7 +553,9 @@ _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的�
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
-                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+                  # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
+                  r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
@@ -984,6 +1007,14 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             writes.extend(op for op in retracted if op not in writes)
             retracted = []
             continue
+        pet_name = _PET_CALLED.match(clause) if context.get("about") == "pet" else None
+        if pet_name and previous and previous[-1]["type"] == "fact" and previous[-1] in writes:
+            # 我有一只小狗 | 它叫旺财, we have a cat | she's called luna: the pet just told of gets its name
+            said = previous[-1]
+            named = opslib.write("fact", said["content"] + ("，叫" if HAN.search(clause) else ", called ") + _title(next(g for g in pet_name.groups() if g)))
+            writes[writes.index(said)] = named
+            previous = [named]
+            continue
         if retracted and fixed:
             ops = [_with_value(op, fixed.group(1)) for op in retracted]
             retracted = []
@@ -1015,6 +1046,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b.*\bnot\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
+
+
+_PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名叫|就叫)([\u4e00-\u9fff]{1,4}?)[啦呀哦呢吧]?$"
+                         r"|^(?:(?:and )?(?:its|his|her) name is|(?:and )?(?:it|he|she)(?:'s| is) (?:called|named)) ([a-z][a-z'-]+)$", re.I)
 
 
 _ONE_VALUE = ("name", "age", "gender", "birthday")  # a location may be two: born in one place, living in another
