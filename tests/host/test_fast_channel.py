@@ -739,3 +739,37 @@ def test_a_liking_said_the_other_way_round_or_as_the_least_liked(text, expected)
 ])
 def test_a_friend_with_a_doubled_name_and_a_pet_named_after_it_is_told_of(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("那个我的名字呢叫周子墨", [("name", "周子墨")]),
+    ("我叫王小明小明的明是明天的明", [("name", "王小明")]),
+    ("我出生在广州现在住在北京", [("location", "广州"), ("location", "北京")]),
+    ("我住在南京现在在上海上学", [("location", "南京")]),
+    ("我出生在北京长在上海", []),
+    ("我上的是阳光幼儿园中班", [("fact", "主人上的是阳光幼儿园中班")]),
+])
+def test_a_filler_before_a_name_a_spelled_name_born_and_living_and_a_school_said_as_what_one_attends(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("草莓我最爱吃了", [("like", "草莓")]),
+    ("青椒我最讨厌了", [("dislike", "青椒")]),
+    ("妈妈我最爱了", []),
+    ("今天我很喜欢", []),
+    ("我一看到蛇就害怕", [("dislike", "蛇")]),
+    ("我最喜欢奥特曼了特别是迪迦", [("like", "奥特曼"), ("like", "迪迦")]),
+])
+def test_a_liking_with_its_thing_said_first_a_fear_at_a_sight_and_one_singled_out(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我小姨在美国", [("fact", "主人的小姨在美国")]),
+    ("我爸爸在北京", [("fact", "主人的爸爸在北京")]),
+    ("我妈妈在家", []),
+    ("我爸爸在上海出差", []),
+])
+def test_where_another_person_is_by_country_or_town_is_kept_and_a_moment_is_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

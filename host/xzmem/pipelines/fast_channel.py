@@ -193,10 +193,10 @@ def third_person(text: str, subject: bool = True) -> str:
 _NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
 # What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
 # a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
-_LEAD_ZH = (r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
+_LEAD_ZH = (r"^(?:其实|对了|那个|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
             r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
-    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:呢|啊|呀)?(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
     r"|(?:^|可以|都|就|要)叫我|(?:^|都|就|们|家|人)管我叫)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -243,11 +243,11 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在)\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
 )
-_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带")
+_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
@@ -271,7 +271,7 @@ _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|律师|程序员|�
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
-_SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
@@ -321,6 +321,11 @@ _LIKE_ZH = re.compile(
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 # the same said the other way round or of what is disliked: 恐龙是我最喜欢的, 我最不爱吃的就是茄子, 茄子是我最讨厌的
 _LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
+# the thing said first, then who likes it: 草莓我最爱吃了, 青椒我最讨厌了
+_TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|那|这|你|他|她|它|嗨|哈|嗯|啊|哦|呃|好|对|是|不|没|还|也|就|我)([\u4e00-\u9fff]{{1,8}}?)我{_ADVERBS_ZH}"
+                             r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
+# 我一看到蛇就害怕: a fear of what is seen is a dislike
+_FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
 _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?:就|才)?是我(?:最最|最)?(不喜欢|不爱|讨厌|喜欢|爱)(?:吃|喝|看|玩|听)?的"
                                  r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
@@ -355,10 +360,10 @@ def _unstutter(name: str) -> str:
 
 
 def _unspell(value: str) -> str:
-    """乐乐快乐的乐 → 乐乐, 张小雨弓长张 → 张小雨: a name said with how one of its characters is written."""
+    """乐乐快乐的乐 → 乐乐, 王小明小明的明是明天的明 → 王小明, 张小雨弓长张 → 张小雨: a name said with how one of its characters is written."""
     for k in (2, 3):
         head, tail = value[:k], value[k:]
-        said = re.fullmatch(r"[\u4e00-\u9fff]{1,3}的([\u4e00-\u9fff])", tail)
+        said = re.fullmatch(r"(?:[\u4e00-\u9fff]{1,3}的[\u4e00-\u9fff](?:就)?是)?[\u4e00-\u9fff]{1,3}的([\u4e00-\u9fff])", tail)
         if said and said.group(1) in head or len(tail) == 3 and tail[2] == head[0] and head[0] in _SURNAMES[:-2]:
             return head
     return value
@@ -417,8 +422,15 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         said = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         stop = _PLACE_STOP.search(said, 1)
         value = said[: stop.start()] if stop else said
-        if value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
+        # 住得离学校很近: how, not where; 生在北京长在上海: two towns and no saying which is home
+        if (value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
+                and not re.search("长在|长大", said)):  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
+            # 我出生在广州现在住在北京: born in one town, living in another
+            moved = re.search(r"(?:现在|后来|目前)(?:(?:住在|搬到了?|搬去了?)([\u4e00-\u9fff]{2,6}?)了?|在([\u4e00-\u9fff]{2,6}?)住)$", clause[clause.find(value, m.start()) + len(value):])
+            town = moved and (moved.group(1) or moved.group(2))
+            if town and not _NOT_A_TOWN.search(town):
+                writes.append(opslib.write("location", town))
     m = _PLACE_PEOPLE_ZH.search(clause)
     if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
             and not re.search(_ROLE_NOUN, m.group(1) + "人")
@@ -506,9 +518,11 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
         return
-    turned = (_LEAST_ZH.search(clause) or _FAVOURITE_AFTER_ZH.search(clause)) if zh else None
+    turned = (_LEAST_ZH.search(clause) or _FAVOURITE_AFTER_ZH.search(clause) or _TOPIC_FIRST_ZH.search(clause)
+              or _FEAR_AT_ZH.search(clause)) if zh else None
     if turned:
-        thing, verb = (turned.group(1), "不" if turned.re is _LEAST_ZH else turned.group(2))
+        thing, verb = (turned.group(1), "不" if turned.re in (_LEAST_ZH, _FEAR_AT_ZH) else turned.group(2))
+        verb = re.sub("[吃喝看玩]$", "", verb)
         kind = "like" if verb in ("喜欢", "爱") else "dislike"
         writes.extend(opslib.write(kind, item) for item in _items(thing, zh) if not _KIN_LIKED.match(item))
         return
@@ -529,6 +543,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
+    # 我最喜欢奥特曼了特别是迪迦: one of the kind is singled out, a liking too
+    singled = re.search(r"了?(?:特别是|尤其是)([\u4e00-\u9fff]{1,8})$", value) if zh and kind == "like" else None
+    if singled:
+        value = value[: singled.start()] + "和" + singled.group(1)
     for item in _items(value, zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
@@ -561,6 +579,8 @@ _PREDICATE_ZH = re.compile(
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
+    # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
+    rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾)"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
@@ -991,6 +1011,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
             else:
                 clause = before + clause
+        elif i and not previous and not framing[i - 1] and _TOPIC_FIRST_ZH.match(parts[i - 1] + clause):
+            clause = parts[i - 1] + clause  # 草莓 | 我最爱吃了: the thing was said first
         denied = _DENIED_EN.match(parts[i - 1]) if i else None
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
