@@ -773,3 +773,43 @@ def test_a_liking_with_its_thing_said_first_a_fear_at_a_sight_and_one_singled_ou
 ])
 def test_where_another_person_is_by_country_or_town_is_kept_and_a_moment_is_not(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我今年五岁不对是六岁", [("age", "6")]),
+    ("我今年五岁不对是小猫", []),
+])
+def test_a_corrected_age_is_still_digits(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我全名叫欧阳娜娜", [("name", "欧阳娜娜")]),
+    ("我是在南京出生的", [("location", "南京")]),
+    ("我不住北京了我现在住天津", [("location", "天津")]),
+    ("we're from canada", [("location", "Canada")]),
+    ("我贼喜欢吃火锅", [("like", "吃火锅")]),
+    ("我最近迷上了画画", [("like", "画画")]),
+    ("我不敢吃辣的", [("dislike", "辣的")]),
+    ("我吃不了香菜一吃就吐", [("dislike", "香菜")]),
+    ("我吃不了那么多", []),
+])
+def test_a_full_name_a_birthplace_a_new_home_and_likings_said_with_spoken_adverbs_or_as_cannot(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我哥叫刘洋", [("family", ("哥哥", "刘洋"))]),
+    ("我干妈叫李红", [("family", ("干妈", "李红"))]),
+    ("我同桌是个女生叫婷婷", [("fact", "主人的同桌叫婷婷")]),
+    ("我好朋友乐乐他住在我家隔壁", [("fact", "主人的好朋友乐乐住在主人家隔壁")]),
+    ("我好朋友乐乐住在我家隔壁", [("fact", "主人的好朋友乐乐住在主人家隔壁")]),
+    ("我弟弟才两岁", [("fact", "主人的弟弟才两岁")]),
+])
+def test_kin_said_short_a_godmother_a_classmate_named_after_what_she_is_and_a_friend_next_door(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_wedding_on_a_date_is_a_plan():
+    writes = fast_channel("十二月五号是我表姐的婚礼", NOW)[1]
+    assert [(w["type"], w["datetime"]) for w in writes] == [("schedule", "2026-12-05 09:00")]

@@ -51,7 +51,7 @@ __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_
 
 _KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
-           "堂弟|堂妹|孙子|孙女|妈|爸")
+           "堂弟|堂妹|孙子|孙女|干妈|干爹|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger )?(?:brother|sister)|"
            "grandma|granny|nana|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
@@ -196,7 +196,7 @@ _NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|
 _LEAD_ZH = (r"^(?:其实|对了|那个|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
             r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
-    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:呢|啊|呀)?(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文|全|真)?名字(?:呢|啊|呀)?(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文|全|真)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
     r"|(?:^|可以|都|就|要)叫我|(?:^|都|就|们|家|人)管我叫)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -243,9 +243,9 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
-    rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
+    rf"|^我是(?:从([\u4e00-\u9fff]{{2,6}})来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
@@ -253,7 +253,7 @@ _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
@@ -313,8 +313,8 @@ _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|
                      r"horse)s?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
-_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
-_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕"
+_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
+_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
@@ -346,7 +346,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
                            r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
-                  "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
+                  "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
 _DECISION_ZH = re.compile(r"决定|选择了|最终用|确定用")
 _DECISION_EN = re.compile(r"\bI(?:'ve| have)? decided\b|\bI(?:'ll| will) go with\b|\bI chose\b", re.I)
@@ -419,11 +419,11 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        said = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        said = next(g for g in m.groups() if g)
         stop = _PLACE_STOP.search(said, 1)
         value = said[: stop.start()] if stop else said
         # 住得离学校很近: how, not where; 生在北京长在上海: two towns and no saying which is home
-        if (value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
+        if (value and not _NOT_A_TOWN.search(value) and (len(value) > 1 or "住在" in clause) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
                 and not re.search("长在|长大", said)):  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
             # 我出生在广州现在住在北京: born in one town, living in another
@@ -543,6 +543,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
+    if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
+        value = re.split(r"一(?:吃|喝|看|闻|听|碰|见)就", value)[0] or value
     # 我最喜欢奥特曼了特别是迪迦: one of the kind is singled out, a liking too
     singled = re.search(r"了?(?:特别是|尤其是)([\u4e00-\u9fff]{1,8})$", value) if zh and kind == "like" else None
     if singled:
@@ -551,7 +553,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
-        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
+        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这那"
                 or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
                 or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
                 or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)
@@ -567,7 +569,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
-_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
@@ -642,15 +644,17 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if re.match(r"(?:都|也)叫我", rest):
             return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
         relation = m.group(1) if m else None
-        relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
+        relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟",
+                    "妹": "妹妹"}.get(relation, relation)
         if m and rest and not _PREDICATE_ZH.search(rest) and not _FAMILY_NAME_ZH.search(rest):
             # a name set beside the person (我同学乐乐家有一只大狗, 我表姐小美会弹钢琴)
             for k in (2, 3):
                 beside, after = rest[:k], rest[k:]
-                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after) and "我" not in after
+                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
+                        and "我" not in re.sub(r"(?<=[在到])我家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
                         and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
-                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after}"))
+                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我', '主人')}"))
                     context["person"] = (relation, beside)
                     return True
         named = _FAMILY_NAME_ZH.search(rest)
@@ -673,7 +677,13 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if m and not rest and m.group(0).startswith("我"):
             context["person"] = (relation, "")
             return True
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in rest:
+        if (m and m.group(0).startswith("我") and re.fullmatch(r"[\u4e00-\u9fff]{2,3}", rest) and _person_name_zh(rest)
+                and not _PREDICATE_ZH.search(rest) and not re.search(rf"{ZH_NUM}|岁", rest)
+                and not re.search(r"[的是在也都很就还了会要有和跟说叫吗呢吧]", rest)):
+            context["person"] = (relation, rest)  # 我好朋友乐乐 | 他住在我家隔壁: the name is said, what of him comes next
+            return True
+        # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in re.sub(r"(?<=[在到])我家", "", rest):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -795,7 +805,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
-                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
+                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
@@ -943,8 +953,12 @@ _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait 
 _FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
-def _with_value(op: dict, value: str) -> dict:
-    """The same write with the corrected value."""
+def _with_value(op: dict, value: str) -> dict | None:
+    """The same write with the corrected value; None when the value cannot be one (an age that is no number)."""
+    if op["type"] == "age":  # 我今年五岁 不对 是六岁: the age is still digits
+        said = re.sub(r"(?:周)?岁.*$|\s*(?:years? old)?$", "", value, flags=re.I)
+        age = zh_number(said) if HAN.search(said) else (int(said) if said.isdigit() else en_number(said.lower()))
+        return opslib.write("age", str(age)) if age and 0 < age < 130 else None
     value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
     if op["type"] == "family":
         return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
@@ -1038,7 +1052,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             previous = [named]
             continue
         if retracted and fixed:
-            ops = [_with_value(op, fixed.group(1)) for op in retracted]
+            ops = [fixed_op for fixed_op in (_with_value(op, fixed.group(1)) for op in retracted) if fixed_op]
             retracted = []
         else:
             ops = _clause_writes(clause, categories, context)

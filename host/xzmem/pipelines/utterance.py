@@ -120,7 +120,8 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它":
+        if (i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它"
+                and not (before in "在到" and part[i + 1:i + 2] == "家")):  # 住在我家隔壁: a place, not a new subject
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
     return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
