@@ -813,3 +813,28 @@ def test_kin_said_short_a_godmother_a_classmate_named_after_what_she_is_and_a_fr
 def test_a_wedding_on_a_date_is_a_plan():
     writes = fast_channel("十二月五号是我表姐的婚礼", NOW)[1]
     assert [(w["type"], w["datetime"]) for w in writes] == [("schedule", "2026-12-05 09:00")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我想明天去公园", []),
+    ("我想去公园", []),
+    ("我想告诉你我叫毛毛", [("name", "毛毛")]),
+    ("我不喜欢他了他老是欺负我", []),
+    ("他老是咬我", []),
+])
+def test_wanting_to_go_is_a_wish_and_a_pronoun_after_a_verb_of_harm_is_its_object(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我以前喜欢粉色现在喜欢紫色", [("like", "紫色")]),
+    ("我以前喜欢粉色", []),
+    ("pizza is the best food ever", [("like", "pizza")]),
+    ("my mom is the best", []),
+    ("you are the best toy ever", []),
+    ("i'm turning nine on december third", [("birthday", "12-03")]),
+    ("my dog max loves tennis balls", [("fact", "The user's dog max loves tennis balls")]),
+    ("my dog ran away", []),
+])
+def test_a_liking_now_after_one_before_the_best_thing_a_birthday_one_turns_on_and_a_pet_beside_its_name(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -93,7 +93,8 @@ _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又�
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
+                    "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
@@ -197,7 +198,9 @@ def sure(said: list[str]) -> list[str]:
 _REPORTED_ZH = re.compile(
     r"(?:[妈爸哥姐弟妹爷奶公婆姥舅姑姨叔婶伯师学友他她们家人别]|有人|大家|别人|人家)(?:都|也|还|总|老|又|就|跟我|对我)?(?:说|讲|觉得|以为|认为)"
     r"|听(?:别人|人|妈妈|爸爸|老师)?说|告诉我")
-_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为")
+# 我想明天去公园: wanting to go on a day is a wish, not a plan (我想告诉你…, 我想想 are not)
+_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为"
+                      r"|^(?:我|我们)(?:也|还|就|真的|特别|很)?想(?=今天|明天|后天|大后天|下周|下个|这周|这个周|周[一二三四五六日天末]|星期|礼拜|去)")
 _SECRET_ZH = re.compile(r"秘密|偷偷|悄悄|暗恋|不许告诉|别告诉")
 _REPORTED_EN = re.compile(
     r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought|knows|knew|believes|guesses|bets)\b"
