@@ -838,3 +838,25 @@ def test_wanting_to_go_is_a_wish_and_a_pronoun_after_a_verb_of_harm_is_its_objec
 ])
 def test_a_liking_now_after_one_before_the_best_thing_a_birthday_one_turns_on_and_a_pet_beside_its_name(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我喜欢小汽车特别喜欢挖掘机", [("like", "小汽车"), ("like", "挖掘机")]),
+    ("我最害怕的是蟑螂", [("dislike", "蟑螂")]),
+    ("你好呀小智我是五岁的朵朵", [("name", "朵朵"), ("age", "5")]),
+    ("我是五岁的小朋友", [("age", "5")]),
+    ("嗯嗯嗯我我我叫小小鱼", [("name", "小小鱼")]),
+    ("下个月十号是我的生日", [("birthday", "12-10")]),
+])
+def test_a_second_liking_verb_the_most_feared_an_aged_introduction_a_doubled_nickname_and_a_birthday_next_month(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我姥姥叫张秀兰她七十多岁了", [("family", ("姥姥", "张秀兰")), ("fact", "主人的姥姥张秀兰七十多岁了")]),
+    ("我有一个双胞胎哥哥叫大宝", [("family", ("哥哥", "大宝"))]),
+    ("我爸爸是程序员天天加班", [("fact", "主人的爸爸是程序员天天加班")]),
+    ("我家小狗叫豆豆不对叫豆包", [("fact", "主人家小狗叫豆包")]),
+])
+def test_an_age_with_more_a_twin_a_job_and_its_days_and_a_pets_name_corrected(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -202,6 +202,8 @@ _NAME_ZH = re.compile(
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
+# 我是五岁的朵朵: an age, then who the child is
+_AGED_NAME_ZH = re.compile(rf"^我(?:就)?是{ZH_NUM}岁(?:半)?的([\u4e00-\u9fff]{{2,3}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
 _NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥|它|他|她|你)")
 # Characters children play at being: a role, never the child's name
@@ -322,7 +324,7 @@ _LIKE_ZH = re.compile(
 )
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 # the same said the other way round or of what is disliked: 恐龙是我最喜欢的, 我最不爱吃的就是茄子, 茄子是我最讨厌的
-_LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
+_LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌|害怕|怕)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
 # the thing said first, then who likes it: 草莓我最爱吃了, 青椒我最讨厌了
 _TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|那|这|你|他|她|它|嗨|哈|嗯|啊|哦|呃|好|对|是|不|没|还|也|就|我)([\u4e00-\u9fff]{{1,8}}?)我{_ADVERBS_ZH}"
                              r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
@@ -406,16 +408,19 @@ def _birthday(clause: str) -> str | None:
 
 
 def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
-    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+    m = (_NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+         or _AGED_NAME_ZH.search(clause))
     if m and clause[m.start(1):].startswith(_name_zh(m.group(1)) + "的"):
         m = None  # 我叫小明的那个同学: a relative clause about someone, not the child's name
     if m:
         name = _name_zh(m.group(1))
         # 我叫妈妈来了: the verb calls someone, the kin word is no name
         full_name = len(name) == 3 and name[0] in _SURNAMES[:-2]  # 李小龙: a surname and a given name
+        full_name = full_name or (m.re is _NAME_ZH and len(name) == 3 and name[0] == name[1])  # 小小鱼: a nickname
         if (name and (full_name or not _NOT_A_NAME_ZH.search(name)) and not _CHARACTERS_ZH.match(name)
                 and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
-                and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
+                and not (m.re in (_NAME_IS_ZH, _AGED_NAME_ZH) and _NOT_A_NAME_ZH.search(m.group(1)))
+                and not (m.re is _AGED_NAME_ZH and re.search(r"[孩生朋友宝娃人]", name))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
     if m and "不是" not in clause and not re.match(r"的时候|那年|时", clause[m.end():]):  # 我三岁的时候: a time, not an age
@@ -493,6 +498,7 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
 
 
 _BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
+_BIRTHDAY_NEXT_MONTH = re.compile(rf"^下个?月({ZH_NUM})[号日](?:就)?是我(?:的)?生日(?:了|哦|呀)?$")
 
 
 def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None) -> None:
@@ -504,6 +510,14 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datet
     if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
         offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
         writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
+    elif _BIRTHDAY_NEXT_MONTH.match(clause) and now is not None:  # 下个月十号是我的生日: the day in next month
+        day = zh_number(_BIRTHDAY_NEXT_MONTH.match(clause).group(1))
+        month = now.month % 12 + 1
+        if day:
+            try:
+                writes.append(opslib.write("birthday", date(2000, month, day).strftime("%m-%d")))
+            except ValueError:
+                pass  # 下个月三十一号 in a month of thirty days names no day
     elif re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b|\bturning\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
@@ -554,6 +568,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
         value = re.split(r"一(?:吃|喝|看|闻|听|碰|见)就", value)[0] or value
+    if zh and kind == "like":  # 我喜欢小汽车特别喜欢挖掘机: a second liking said with its own verb
+        value = re.sub(r"(?<=[\u4e00-\u9fff])了?(?:特别|尤其|更|最)(?:喜欢|爱)(?=[\u4e00-\u9fff])", "和", value)
     # 我最喜欢奥特曼了特别是迪迦: one of the kind is singled out, a liking too
     singled = re.search(r"了?(?:特别是|尤其是)([\u4e00-\u9fff]{1,8})$", value) if zh and kind == "like" else None
     if singled:
@@ -576,7 +592,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
@@ -593,11 +609,13 @@ _PREDICATE_ZH = re.compile(
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾)"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
+    # 我爸爸是程序员天天加班: what someone is, then what it brings every day
+    rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
@@ -969,6 +987,9 @@ def _with_value(op: dict, value: str) -> dict | None:
         age = zh_number(said) if HAN.search(said) else (int(said) if said.isdigit() else en_number(said.lower()))
         return opslib.write("age", str(age)) if age and 0 < age < 130 else None
     value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
+    named = re.search(r"叫[\u4e00-\u9fff]{1,4}$", op["content"]) if op["type"] == "fact" else None
+    if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
+        return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
     if op["type"] == "family":
         return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
                             closeness=op.get("closeness", 3))
