@@ -860,3 +860,26 @@ def test_a_second_liking_verb_the_most_feared_an_aged_introduction_a_doubled_nic
 ])
 def test_an_age_with_more_a_twin_a_job_and_its_days_and_a_pets_name_corrected(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i live in a town called springfield", [("location", "Springfield")]),
+    ("i was born on christmas day", [("birthday", "12-25")]),
+    ("我是儿童节生的", [("birthday", "06-01")]),
+    ("i'm obsessed with minecraft", [("like", "minecraft")]),
+    ("i hate it when it rains", [("dislike", "when it rains")]),
+    ("i hate it when my brother takes my toys", []),
+    ("my dad works from home", [("fact", "The user's dad works from home")]),
+    ("my dad is home", []),
+])
+def test_a_town_called_a_birthday_on_a_holiday_an_obsession_the_weather_and_working_from_home(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("next friday is my school play", [("schedule", "2026-11-27 09:00")]),
+    ("friday is the best day", []),
+])
+def test_a_day_then_the_event_on_it_is_a_plan(text, expected):
+    writes = fast_channel(text, NOW)[1]
+    assert [(w["type"], w["datetime"]) for w in writes if w["type"] == "schedule"] == expected

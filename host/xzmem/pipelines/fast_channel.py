@@ -347,7 +347,7 @@ _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
-                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
@@ -382,8 +382,21 @@ def _name_zh(value: str) -> str:
     return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
 
+# Days with a name of their own that a birthday may fall on (i was born on christmas day, 我是儿童节生的)
+_NAMED_DAYS = {"christmas eve": "12-24", "christmas": "12-25", "new year's day": "01-01", "new year's eve": "12-31",
+               "halloween": "10-31", "valentine's day": "02-14", "圣诞节": "12-25", "平安夜": "12-24", "元旦": "01-01",
+               "儿童节": "06-01", "国庆节": "10-01", "情人节": "02-14", "万圣节": "10-31", "劳动节": "05-01"}
+_NAMED_DAY_BIRTHDAY = re.compile(
+    rf"^(?:my birthday(?:'s| is)|i was born)(?: on)? ({'|'.join(k for k in _NAMED_DAYS if k.isascii())})(?: day)?$"
+    rf"|^我(?:的)?生日(?:是|在)?({'|'.join(k for k in _NAMED_DAYS if not k.isascii())})(?:那天)?$"
+    rf"|^我是({'|'.join(k for k in _NAMED_DAYS if not k.isascii())})(?:那天)?(?:出生|生)的$", re.I)
+
+
 def _birthday(clause: str) -> str | None:
     """MM-DD (or YYYY-MM-DD), the only forms the device takes; None when the words are not a date."""
+    named = _NAMED_DAY_BIRTHDAY.match(clause)
+    if named:
+        return _NAMED_DAYS[next(g for g in named.groups() if g).lower()]
     m = _BIRTHDAY_ZH.search(clause)
     if m:
         if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的", clause):
@@ -480,6 +493,9 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
     m = _PLACE_EN.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 8]):
         place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
+        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(1):], re.I)
+        if called:  # "in a town called springfield": the town's name
+            place = called.group(1)
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
             later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
@@ -564,6 +580,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
+        value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
@@ -635,7 +653,7 @@ _PREDICATE_EN = re.compile(
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
-                           r"will|was|went|sick|mad|angry|home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
+                           r"will|was|went|sick|mad|angry|(?<!from )home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
 
 
@@ -836,7 +854,7 @@ _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
-             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
+             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's) "
@@ -846,7 +864,9 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\b(?:i'm|we're|were|she's|he's|they're) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
-                      r"|^the day after tomorrow is\b", re.I)
+                      r"|^the day after tomorrow is\b"
+                      # next friday is my school play: a day, then what happens on it
+                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:my|our|the|his|her) (?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
