@@ -883,3 +883,23 @@ def test_a_town_called_a_birthday_on_a_holiday_an_obsession_the_weather_and_work
 def test_a_day_then_the_event_on_it_is_a_plan(text, expected):
     writes = fast_channel(text, NOW)[1]
     assert [(w["type"], w["datetime"]) for w in writes if w["type"] == "schedule"] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我去年住在上海", []),
+    ("我小时候住在奶奶家", []),
+    ("我去年搬到了上海", [("location", "上海")]),
+    ("我最喜欢今天了", []),
+    ("我们幼儿园叫阳光幼儿园", [("fact", "主人的幼儿园叫阳光幼儿园")]),
+])
+def test_a_home_left_behind_a_day_is_no_liking_and_a_school_named(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我爷爷奶奶住在我们家楼上", [("fact", "主人的爷爷奶奶住在主人家楼上")]),
+    ("孩子他爸在深圳上班", [("fact", "主人的爸爸在深圳上班")]),
+    ("孩子乳糖不耐受不能喝牛奶", [("fact", "孩子乳糖不耐受不能喝牛奶")]),
+])
+def test_grandparents_upstairs_the_childs_father_said_by_a_parent_and_lactose(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

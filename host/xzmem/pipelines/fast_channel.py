@@ -112,7 +112,7 @@ _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
-                 "什么都", "所有", "一切"}
+                 "什么都", "所有", "一切", "今天", "明天", "昨天", "现在", "这里", "这儿", "today", "tonight"}
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -278,6 +278,7 @@ _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
 _ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
+_SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
@@ -441,6 +442,8 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         if age is not None and 0 < age < 130:
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
+    if re.search(r"(?:去年|前年|以前|小时候)(?:住在|家在|家住|生活在|住)", clause):
+        m = None  # 我去年住在上海: a home left behind (我去年搬到了上海 is where one lives now)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
         said = next(g for g in m.groups() if g)
         stop = _PLACE_STOP.search(said, 1)
@@ -464,9 +467,10 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
           or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
-          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause) or _SCHOOL_NAME_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
-        writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
+        said = re.sub(r"^我(?:们|的)?(?=幼儿园|学校|小学|班)", "我的", clause) if _SCHOOL_NAME_ZH.search(clause) else clause
+        writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", said))))
 
 
 def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> None:
@@ -610,7 +614,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
@@ -630,7 +634,7 @@ _PREDICATE_ZH = re.compile(
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
@@ -696,10 +700,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             for k in (2, 3):
                 beside, after = rest[:k], rest[k:]
                 if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
-                        and "我" not in re.sub(r"(?<=[在到])我家", "", after)
+                        and "我" not in re.sub(r"(?<=[在到])我(?:们)?家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
                         and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
-                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我', '主人')}"))
+                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我们家', '主人家').replace('我', '主人')}"))
                     context["person"] = (relation, beside)
                     return True
         named = _FAMILY_NAME_ZH.search(rest)
@@ -728,7 +732,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             context["person"] = (relation, rest)  # 我好朋友乐乐 | 他住在我家隔壁: the name is said, what of him comes next
             return True
         # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in re.sub(r"(?<=[在到])我家", "", rest):
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in re.sub(r"(?<=[在到])我(?:们)?家", "", rest):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -746,7 +750,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             return bool(pronoun.group(0))
         else:
             subject = pronoun.group(0)
-        writes.append(opslib.write("fact", subject + rest.replace("我", "主人")))
+        writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
     m = _HAVE_PERSON_EN.search(clause)
     if m:

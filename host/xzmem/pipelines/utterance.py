@@ -122,7 +122,8 @@ def _cut_zh(part: str) -> list[str]:
         i = m.start()
         before = part[i - 1:i]
         if (i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它"
-                and not (before in "在到" and part[i + 1:i + 2] == "家")):  # 住在我家隔壁: a place, not a new subject
+                and not (before in "在到" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
+                and not (part[i - 2:i] == "孩子" and part[i + 1:i + 2] in "爸妈")):  # 孩子他爸: the child's father
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
     return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
