@@ -903,3 +903,20 @@ def test_a_home_left_behind_a_day_is_no_liking_and_a_school_named(text, expected
 ])
 def test_grandparents_upstairs_the_childs_father_said_by_a_parent_and_lactose(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫陈乐天大家都叫我天天我在上一年级", [("name", "陈乐天"), ("fact", "主人在上一年级")]),
+    ("我的生日是八月八号我要过七岁生日了", [("birthday", "08-08")]),
+    ("我不喜欢吃青菜妈妈老让我吃", [("dislike", "吃青菜")]),
+    ("我喜欢妈妈做的菜", [("like", "妈妈做的菜")]),
+    ("我爸爸在上海上班每个周末才回来", []),
+    ("我是朵朵的妈妈孩子五岁喜欢跳舞怕黑", [("fact", "孩子五岁"), ("fact", "孩子喜欢跳舞怕黑")]),
+])
+def test_a_nickname_is_no_repeat_a_birthday_to_come_is_no_plan_and_a_parent_goes_on_about_the_child(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_weekly_deed_of_someone_else_is_theirs_unless_it_takes_the_user_along():
+    writes = fast_channel("每周六我爸爸带我去游泳", NOW)[1]
+    assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-28 09:00", "weekly")]

@@ -190,7 +190,7 @@ def third_person(text: str, subject: bool = True) -> str:
 
 # --- the user: profile fields, likes, facts ------------------------------------------------------
 
-_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
+_NAME_STOP = re.compile(r"今年|大家|别人|人家|同学|他们|都叫|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
 # What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
 # a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
 _LEAD_ZH = (r"^(?:其实|对了|那个|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
@@ -590,6 +590,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
         value = re.split(r"一(?:吃|喝|看|闻|听|碰|见)就", value)[0] or value
+        # 我不喜欢吃青菜妈妈老让我吃: a new subject with its own deed ends the thing
+        value = re.split(rf"(?<=[\u4e00-\u9fff])(?=(?:{_KIN_ZH}|老师)(?:老|总|都|也|还|又|说|让|叫|非|每次|天天))", value)[0] or value
     if zh and kind == "like":  # 我喜欢小汽车特别喜欢挖掘机: a second liking said with its own verb
         value = re.sub(r"(?<=[\u4e00-\u9fff])了?(?:特别|尤其|更|最)(?:喜欢|爱)(?=[\u4e00-\u9fff])", "和", value)
     # 我最喜欢奥特曼了特别是迪迦: one of the kind is singled out, a liking too
@@ -742,8 +744,12 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = owner + relation
             if owner and not (known and known[0] == relation):
                 context["person"] = (relation, "")  # 我爸爸是警察 会开车: the next clause is still his
+            elif not owner:
+                context["child"] = relation  # 孩子五岁 | 喜欢跳舞: a parent goes on about the child
         elif known:
             subject = f"主人的{known[0]}{known[1]}"
+        elif context.get("child") and not pronoun.group(0) and _CARE_ZH.search(rest):
+            subject = context["child"]
         elif not pronoun.group(0) or not _CARE_ZH.search(rest):
             # a bare 他/她 with no one named before it: only what a parent tells of the child (他有哮喘,
             # 她特别喜欢跳舞, 他今年六岁); 他会飞, 他住在森林里 are a story's or a cartoon's
@@ -900,6 +906,12 @@ def _is_plan(clause: str, before: str = "") -> bool:
         return False
     if _NOT_PLANNED.search(clause):
         return False  # 我明天不去幼儿园, i'm not going to school tomorrow: a plan said negated is none
+    # (a parent's own child is the user: 我儿子每周四上跆拳道, my son has karate on thursdays)
+    other = re.match(rf"^我的?(?!儿子|女儿|闺女)(?:{_KIN_ZH}|{_OTHERS_ZH})|^my (?!son\b|daughter\b|kid\b|child\b)(?:{_KIN_EN}|{_OTHERS_EN})\b",
+                     clause, re.I)
+    if (other and repeat_of(before + clause) != "none"
+            and not re.search(r"我|\b(?:me|us)\b", clause[other.end():], re.I)):  # 每周六我爸爸带我去游泳 is the user's
+        return False  # 我爸爸…每个周末才回来: what someone else does every week is their routine, not the user's plan
     if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
         return True
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
