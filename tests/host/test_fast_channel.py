@@ -920,3 +920,16 @@ def test_a_nickname_is_no_repeat_a_birthday_to_come_is_no_plan_and_a_parent_goes
 def test_a_weekly_deed_of_someone_else_is_theirs_unless_it_takes_the_user_along():
     writes = fast_channel("每周六我爸爸带我去游泳", NOW)[1]
     assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-28 09:00", "weekly")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天早上九点我要去上游泳课然后下午三点去奶奶家",
+     [("游泳", "2026-11-23 09:00"), ("奶奶家", "2026-11-23 15:00")]),
+    ("tomorrow we're going to the zoo and on saturday i have a birthday party",
+     [("zoo", "2026-11-23 09:00"), ("party", "2026-11-28 09:00")]),
+    ("she has gymnastics every tuesday and thursday at five", [("gymnastics", "2026-11-24 17:00")]),
+])
+def test_two_plans_in_one_line_are_two_schedules_the_second_on_the_first_ones_day(text, expected):
+    schedules = [w for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"]
+    assert [w["datetime"] for w in schedules] == [when for _, when in expected]
+    assert all(word in w["content"] for w, (word, _) in zip(schedules, expected, strict=True))

@@ -951,9 +951,28 @@ def _habit_time(clause: str) -> bool:
     return repeat_of(clause) == "daily" and not (CLOCK_ZH.search(clause) if HAN.search(clause) else CLOCK_EN.search(clause))
 
 
-def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | None:
-    """(first, end, schedule write) for the clauses that say something to do and its time ("明天下午3点，
-    提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes."""
+def _todo_spans(clauses: list[str], now: datetime) -> list[tuple[int, int, dict]]:
+    """Every plan of a line in turn (明天早上九点去上游泳课 然后下午三点去奶奶家: two); a later plan with
+    no day of its own is on the day of the one before it."""
+    spans: list[tuple[int, int, dict]] = []
+    start, day = 0, ""
+    while start < len(clauses):
+        span = _todo_span(clauses[start:], now, day)
+        if span is None:
+            break
+        first, end, op = span
+        spans.append((first + start, end + start, op))
+        said = "".join(clauses[start + first:start + end])
+        found = (DAY_ZH if HAN.search(said) else DAY_EN).search(said)
+        day = found.group(0) if found else day
+        start += end
+    return spans
+
+
+def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, int, dict] | None:
+    """(first, end, schedule write) for the first clauses that say something to do and its time ("明天下午3点，
+    提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes.
+    `day` is the day of a plan said before in the same line."""
     remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
     timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
              and _has_time(c, now)]
@@ -966,6 +985,11 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
         marked = sorted(set(remind) | set(timed))
     elif plans:
         marked = sorted(set(plans) | {i for i in timed if i + 1 in plans or i - 1 in plans})
+        # a new time after a plan already said opens the next plan (…去上游泳课 | 下午三点去奶奶家)
+        for k, i in enumerate(marked):
+            if k and i in timed and any(p in plans for p in marked[:k]) and any(p in timed for p in marked[:k]):
+                marked = marked[:k]
+                break
     else:
         return None
     first, end = marked[0], marked[-1] + 1
@@ -979,6 +1003,8 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
         kept = ([day.group(0)] if day else []) + clauses[taken_back[-1] + 1:end]
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
+    if day and not (DAY_ZH if HAN.search(text) else DAY_EN).search(text):
+        text = day + joiner + text  # 然后下午三点去奶奶家: on the day said with the plan before
     when = parse_when(text, now)
     if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
@@ -1063,14 +1089,15 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     framing = frames(parts)
-    todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
-    if todo is not None and {"wish", "secret"} & set(framing[todo[0]:todo[1]]):
-        todo = None  # 我好想明天去游乐园: a wish, not a plan
+    # 我好想明天去游乐园: a wish, not a plan
+    todos = [span for span in (_todo_spans(parts, now) if categories & {"todo", "plan"} else [])
+             if not {"wish", "secret"} & set(framing[span[0]:span[1]])]
     writes: list[dict] = []
     previous: list[dict] = []
     retracted: list[dict] = []
     for i, clause in enumerate(parts):
-        if todo is not None and todo[0] <= i < todo[1]:
+        todo = next((span for span in todos if span[0] <= i < span[1]), None)
+        if todo is not None:
             if i == todo[0]:
                 writes.append(todo[2])
             if re.search(r"生日|\bbirthday\b", clause, re.I):
