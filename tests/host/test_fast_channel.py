@@ -933,3 +933,27 @@ def test_two_plans_in_one_line_are_two_schedules_the_second_on_the_first_ones_da
     schedules = [w for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"]
     assert [w["datetime"] for w in schedules] == [when for _, when in expected]
     assert all(word in w["content"] for w, (word, _) in zip(schedules, expected, strict=True))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我的名字叫做王梓涵", [("name", "王梓涵")]),
+    ("我叫Lucy我是女生", [("name", "Lucy"), ("gender", "女")]),
+    ("我们是从东北搬过来的", [("location", "东北")]),
+    ("我特爱玩捉迷藏", [("like", "捉迷藏")]),
+    ("我最喜欢看的动画片是熊出没", [("like", "熊出没")]),
+    ("你吃饭了没", []),
+    ("我对恐龙特别感兴趣", [("like", "恐龙")]),
+    ("我大姨在加拿大", [("fact", "主人的大姨在加拿大")]),
+])
+def test_named_as_said_with_a_name_in_letters_moved_from_interests_and_kin_abroad(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我儿子叫豆豆今年六岁上一年级",
+     [("family", ("儿子", "豆豆")), ("fact", "主人的儿子豆豆今年六岁"), ("fact", "主人的儿子豆豆上一年级")]),
+    ("我妹妹叫小雪今年三岁", [("family", ("妹妹", "小雪")), ("fact", "主人的妹妹小雪今年三岁")]),
+    ("孩子叫李沐阳今年四岁半", [("fact", "主人的孩子叫李沐阳今年四岁半")]),
+])
+def test_a_family_members_name_ends_where_their_age_or_school_begins(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -247,7 +247,7 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
-    rf"|^我是(?:从([\u4e00-\u9fff]{{2,6}})来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
+    rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
 )
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
@@ -318,7 +318,7 @@ _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|
                      r"horse)s?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
-_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
+_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
@@ -331,6 +331,7 @@ _TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|�
                              r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
 # 我一看到蛇就害怕: a fear of what is seen is a dislike
 _FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
+_INTERESTED_ZH = re.compile(r"^我(?:一直)?对([\u4e00-\u9fff]{1,8}?)(?:特别|很|非常|超级|超|最|比较)?(?:感兴趣|有兴趣)$")  # 我对恐龙特别感兴趣
 _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?:就|才)?是我(?:最最|最)?(不喜欢|不爱|讨厌|喜欢|爱)(?:吃|喝|看|玩|听)?的"
                                  r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
@@ -378,7 +379,7 @@ def _unspell(value: str) -> str:
 
 
 def _name_zh(value: str) -> str:
-    value = _unspell(value)
+    value = _unspell(re.sub(r"^做(?=[\u4e00-\u9fff]{2})", "", value))  # 我的名字叫做王梓涵
     stop = _NAME_STOP.search(value, 1)
     return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
@@ -562,9 +563,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
                       if not re.search(r"你|您|\byou\b", item, re.I))
         return
     turned = (_LEAST_ZH.search(clause) or _FAVOURITE_AFTER_ZH.search(clause) or _TOPIC_FIRST_ZH.search(clause)
-              or _FEAR_AT_ZH.search(clause)) if zh else None
+              or _FEAR_AT_ZH.search(clause) or _INTERESTED_ZH.search(clause)) if zh else None
     if turned:
-        thing, verb = (turned.group(1), "不" if turned.re in (_LEAST_ZH, _FEAR_AT_ZH) else turned.group(2))
+        thing = turned.group(1)
+        verb = "不" if turned.re in (_LEAST_ZH, _FEAR_AT_ZH) else "喜欢" if turned.re is _INTERESTED_ZH else turned.group(2)
         verb = re.sub("[吃喝看玩]$", "", verb)
         kind = "like" if verb in ("喜欢", "爱") else "dislike"
         writes.extend(opslib.write(kind, item) for item in _items(thing, zh) if not _KIN_LIKED.match(item))
@@ -631,7 +633,8 @@ _PREDICATE_ZH = re.compile(
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
-    rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾)"
+    rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
+    rf"|加拿大|澳大利亚|澳洲|日本|新加坡|新西兰|俄罗斯|意大利|西班牙|马来西亚|欧洲|非洲)"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
@@ -672,7 +675,9 @@ _CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
 
 
-def _person_name_zh(value: str) -> str | None:
+def _person_name_zh(value: str, cut: bool = False) -> str | None:
+    stop = re.search(rf"今年|现在|已经|{ZH_NUM}岁|上[一二三四五六幼小初高大中]", value[1:]) if cut else None
+    value = value[: stop.start() + 1] if stop else value  # 豆豆今年六岁: with `cut`, the name ends there
     name = _unstutter(_TAIL_ZH.sub("", value) or value)
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
         return None
@@ -713,10 +718,12 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if named and not m and known and not known[1]:  # 我有一个妹妹 她叫朵朵
             relation = known[0]
         if named and relation:
-            name = _person_name_zh(named.group(1))
+            kin = bool(re.fullmatch(_KIN_ZH, relation)) and not relation.startswith("爸爸妈妈")
+            # a family member's name is only the name; 孩子叫李沐阳今年四岁半 stays one fact
+            name = _person_name_zh(named.group(1), cut=kin)
             if name is None:
                 return False
-            if re.fullmatch(_KIN_ZH, relation) and not relation.startswith("爸爸妈妈"):
+            if kin:
                 writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
             else:
                 writes.append(opslib.write("fact", f"主人的{relation}叫{name}"))
@@ -724,6 +731,9 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             more = rest[named.end():]
             if more[:1] in ("和", "跟"):  # 我老婆叫陈静和我儿子叫乐乐
                 _others(more[1:], writes, context)
+            said = named.group(1)[len(name):]  # 我儿子叫豆豆今年六岁: what is said of him after his name
+            if said and _PREDICATE_ZH.search(said) and not _TRANSIENT_ZH.search(said) and "我" not in said:
+                writes.append(opslib.write("fact", f"主人的{relation}{name}{said}"))
             return True
         if m and not rest and m.group(0).startswith("我"):
             context["person"] = (relation, "")

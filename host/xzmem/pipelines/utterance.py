@@ -124,7 +124,7 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if (i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它"
+        if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and before not in _TAKES_OBJECT and before not in "我你他她它"
                 and not (before in "在到" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
                 and not (part[i - 2:i] == "孩子" and part[i + 1:i + 2] in "爸妈")):  # 孩子他爸: the child's father
             cuts.append(i)
@@ -161,7 +161,7 @@ QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
 _ASK_ZH = re.compile(
     r"什么(?![都也])|啥|咋|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
     r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
-    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
+    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|^你.*没有?$|[了过]没有?$"
 )
 _ASK_EN = re.compile(
     r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what(?! i (?:like|love) (?:the )?(?:most|best) is\b)|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
