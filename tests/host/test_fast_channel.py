@@ -957,3 +957,16 @@ def test_named_as_said_with_a_name_in_letters_moved_from_interests_and_kin_abroa
 ])
 def test_a_family_members_name_ends_where_their_age_or_school_begins(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我有两个姐姐一个叫大美一个叫小美", [("family", ("姐姐", "大美")), ("family", ("姐姐", "小美"))]),
+    ("我家有两只猫一只叫花花一只叫黑黑", [("fact", "主人家有两只猫一只叫花花一只叫黑黑")]),
+    ("i have two brothers one is named max and one is named ben", [("family", ("brother", "Max")), ("family", ("brother", "Ben"))]),
+    ("i got two sisters their names are mia and zoe", [("family", ("sister", "Mia")), ("family", ("sister", "Zoe"))]),
+    ("我表姐十岁她在学芭蕾", [("fact", "主人的表姐十岁"), ("fact", "主人的表姐在学芭蕾")]),
+    ("他在学我说话", []),
+    ("我属小狗的今年六岁", [("fact", "主人属小狗的"), ("age", "6")]),
+])
+def test_two_of_a_kind_named_in_turn_what_someone_is_learning_and_a_zodiac_before_the_age(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -277,7 +277,7 @@ _SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
-_ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
+_ZODIAC_ZH = re.compile(r"^我(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
@@ -630,7 +630,7 @@ _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
-    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
+    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
@@ -1084,6 +1084,36 @@ def _asks_back(said: list[str]) -> bool:
             and not asks(said[0]))
 
 
+# Two or three of a kind, then each one's name in turn: 我有两个姐姐一个叫大美一个叫小美, 我家有两只猫一只叫花花
+# 一只叫黑黑, i have two brothers one is named max and one is named ben, i got two sisters their names are mia and zoe
+_IN_TURN_ZH = re.compile(
+    r"^我(?:们)?(?:家)?(?:有|养了|养着|养)(?:两|三|2|3)(?:个|只|条|位|头)(?:小)?([\u4e00-\u9fff]{1,3}?)"
+    r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?)"
+    r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4})$")
+_IN_TURN_EN = re.compile(
+    r"^(?:i|we) (?:have|got|'ve got|have got) (?:two|three|2|3) (brothers|sisters|dogs|cats|fish|hamsters|bunnies|rabbits|cousins|puppies|kittens)"
+    r"(?: (?:one is|one's) (?:named|called) ([a-z][a-z'-]+) and (?:one|the other(?: one)?) is (?:named|called) ([a-z][a-z'-]+)"
+    r"| (?:their|whose) names are ([a-z][a-z'-]+) and ([a-z][a-z'-]+)| (?:named|called) ([a-z][a-z'-]+) and ([a-z][a-z'-]+))$", re.I)
+
+
+def _named_in_turn(said: str) -> list[dict] | None:
+    m = _IN_TURN_ZH.match(said)
+    if m:
+        kind, names = m.group(1), [_TAIL_ZH.sub("", n) or n for n in m.group(2, 3)]
+        if re.fullmatch(_KIN_ZH, kind):
+            return [opslib.write("family", f"{kind} {n}", relation=kind, name=n, closeness=3) for n in names]
+        return [opslib.write("fact", third_person(said))]
+    m = _IN_TURN_EN.match(said)
+    if not m:
+        return None
+    kind, names = m.group(1).lower(), [_title(n) for n in m.groups()[1:] if n]
+    if names[0].lower() in _NOT_A_NAME_EN or names[1].lower() in _NOT_A_NAME_EN:
+        return None
+    if kind in ("brothers", "sisters", "cousins"):
+        return [opslib.write("family", f"{kind[:-1]} {n}", relation=kind[:-1], name=n, closeness=3) for n in names]
+    return [opslib.write("fact", third_person(said))]
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
@@ -1099,6 +1129,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     framing = frames(parts)
+    in_turn = None if any(framing) else _named_in_turn(("" if HAN.search(sentence) else " ").join(parts))
+    if in_turn:
+        return in_turn
     # 我好想明天去游乐园: a wish, not a plan
     todos = [span for span in (_todo_spans(parts, now) if categories & {"todo", "plan"} else [])
              if not {"wish", "secret"} & set(framing[span[0]:span[1]])]
