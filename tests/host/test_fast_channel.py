@@ -970,3 +970,19 @@ def test_a_family_members_name_ends_where_their_age_or_school_begins(text, expec
 ])
 def test_two_of_a_kind_named_in_turn_what_someone_is_learning_and_a_zodiac_before_the_age(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我们家住在杭州西湖边上", [("location", "杭州西湖")]),
+    ("我从小在深圳长大", [("location", "深圳")]),
+    ("我小姑是空姐", [("fact", "主人的小姑是空姐")]),
+    ("我舅舅在英国留学", [("fact", "主人的舅舅在英国留学")]),
+    ("我家有一只八哥会说话", [("fact", "主人家有一只八哥会说话")]),
+])
+def test_a_home_by_a_lake_where_one_grew_up_more_kin_and_jobs_study_abroad_and_a_talking_bird(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_taking_the_child_to_school_every_morning_at_a_clock_is_a_daily_schedule():
+    writes = fast_channel("每天早上七点半送孩子上学", NOW)[1]
+    assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-23 07:30", "daily")]
