@@ -693,3 +693,296 @@ def test_a_house_inside_a_run_leads_before_a_relation_and_what_the_child_wears(t
 ])
 def test_a_choice_at_hand_a_state_of_a_relation_and_a_likings_time(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("大家都管我叫豆豆", [("name", "豆豆")]),
+    ("我姓李叫李沐晨", [("name", "李沐晨")]),
+    ("我小名叫果果", [("name", "果果")]),
+    ("我叫乐乐快乐的乐", [("name", "乐乐")]),
+    ("我叫张小雨弓长张", [("name", "张小雨")]),
+    ("我姓王", []),
+])
+def test_names_said_with_a_surname_a_nickname_or_how_a_character_is_written(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我今年已经六周岁了", [("age", "6")]),
+    ("我满五岁了", [("age", "5")]),
+    ("我们家住在深圳南山那边", [("location", "深圳南山")]),
+])
+def test_full_years_and_a_home_said_with_over_there(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("恐龙是我最喜欢的", [("like", "恐龙")]),
+    ("小猫是我最喜欢的动物", [("like", "小猫")]),
+    ("茄子是我最讨厌的", [("dislike", "茄子")]),
+    ("我最不爱吃的就是茄子", [("dislike", "茄子")]),
+    ("妈妈是我最爱的人", []),
+    ("这个是我最喜欢的", []),
+    ("你是我最喜欢的", []),
+])
+def test_a_liking_said_the_other_way_round_or_as_the_least_liked(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我最好的朋友是朵朵", [("fact", "主人的最好的朋友是朵朵")]),
+    ("我弟弟是猪猪", []),
+    ("我有一只小狗它叫旺财", [("fact", "主人有一只小狗，叫旺财")]),
+    ("我家有只小猫它的名字叫咪咪", [("fact", "主人家有只小猫，叫咪咪")]),
+    ("我养了一条金鱼名字叫泡泡", [("fact", "主人养了一条金鱼名字叫泡泡")]),
+    ("we have a cat and she is called luna", [("fact", "The user's family has a cat, called Luna")]),
+])
+def test_a_friend_with_a_doubled_name_and_a_pet_named_after_it_is_told_of(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("那个我的名字呢叫周子墨", [("name", "周子墨")]),
+    ("我叫王小明小明的明是明天的明", [("name", "王小明")]),
+    ("我出生在广州现在住在北京", [("location", "广州"), ("location", "北京")]),
+    ("我住在南京现在在上海上学", [("location", "南京")]),
+    ("我出生在北京长在上海", []),
+    ("我上的是阳光幼儿园中班", [("fact", "主人上的是阳光幼儿园中班")]),
+])
+def test_a_filler_before_a_name_a_spelled_name_born_and_living_and_a_school_said_as_what_one_attends(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("草莓我最爱吃了", [("like", "草莓")]),
+    ("青椒我最讨厌了", [("dislike", "青椒")]),
+    ("妈妈我最爱了", []),
+    ("今天我很喜欢", []),
+    ("我一看到蛇就害怕", [("dislike", "蛇")]),
+    ("我最喜欢奥特曼了特别是迪迦", [("like", "奥特曼"), ("like", "迪迦")]),
+])
+def test_a_liking_with_its_thing_said_first_a_fear_at_a_sight_and_one_singled_out(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我小姨在美国", [("fact", "主人的小姨在美国")]),
+    ("我爸爸在北京", [("fact", "主人的爸爸在北京")]),
+    ("我妈妈在家", []),
+    ("我爸爸在上海出差", []),
+])
+def test_where_another_person_is_by_country_or_town_is_kept_and_a_moment_is_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我今年五岁不对是六岁", [("age", "6")]),
+    ("我今年五岁不对是小猫", []),
+])
+def test_a_corrected_age_is_still_digits(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我全名叫欧阳娜娜", [("name", "欧阳娜娜")]),
+    ("我是在南京出生的", [("location", "南京")]),
+    ("我不住北京了我现在住天津", [("location", "天津")]),
+    ("we're from canada", [("location", "Canada")]),
+    ("我贼喜欢吃火锅", [("like", "吃火锅")]),
+    ("我最近迷上了画画", [("like", "画画")]),
+    ("我不敢吃辣的", [("dislike", "辣的")]),
+    ("我吃不了香菜一吃就吐", [("dislike", "香菜")]),
+    ("我吃不了那么多", []),
+])
+def test_a_full_name_a_birthplace_a_new_home_and_likings_said_with_spoken_adverbs_or_as_cannot(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我哥叫刘洋", [("family", ("哥哥", "刘洋"))]),
+    ("我干妈叫李红", [("family", ("干妈", "李红"))]),
+    ("我同桌是个女生叫婷婷", [("fact", "主人的同桌叫婷婷")]),
+    ("我好朋友乐乐他住在我家隔壁", [("fact", "主人的好朋友乐乐住在主人家隔壁")]),
+    ("我好朋友乐乐住在我家隔壁", [("fact", "主人的好朋友乐乐住在主人家隔壁")]),
+    ("我弟弟才两岁", [("fact", "主人的弟弟才两岁")]),
+])
+def test_kin_said_short_a_godmother_a_classmate_named_after_what_she_is_and_a_friend_next_door(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_wedding_on_a_date_is_a_plan():
+    writes = fast_channel("十二月五号是我表姐的婚礼", NOW)[1]
+    assert [(w["type"], w["datetime"]) for w in writes] == [("schedule", "2026-12-05 09:00")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我想明天去公园", []),
+    ("我想去公园", []),
+    ("我想告诉你我叫毛毛", [("name", "毛毛")]),
+    ("我不喜欢他了他老是欺负我", []),
+    ("他老是咬我", []),
+])
+def test_wanting_to_go_is_a_wish_and_a_pronoun_after_a_verb_of_harm_is_its_object(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我以前喜欢粉色现在喜欢紫色", [("like", "紫色")]),
+    ("我以前喜欢粉色", []),
+    ("pizza is the best food ever", [("like", "pizza")]),
+    ("my mom is the best", []),
+    ("you are the best toy ever", []),
+    ("i'm turning nine on december third", [("birthday", "12-03")]),
+    ("my dog max loves tennis balls", [("fact", "The user's dog max loves tennis balls")]),
+    ("my dog ran away", []),
+])
+def test_a_liking_now_after_one_before_the_best_thing_a_birthday_one_turns_on_and_a_pet_beside_its_name(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我喜欢小汽车特别喜欢挖掘机", [("like", "小汽车"), ("like", "挖掘机")]),
+    ("我最害怕的是蟑螂", [("dislike", "蟑螂")]),
+    ("你好呀小智我是五岁的朵朵", [("name", "朵朵"), ("age", "5")]),
+    ("我是五岁的小朋友", [("age", "5")]),
+    ("嗯嗯嗯我我我叫小小鱼", [("name", "小小鱼")]),
+    ("下个月十号是我的生日", [("birthday", "12-10")]),
+])
+def test_a_second_liking_verb_the_most_feared_an_aged_introduction_a_doubled_nickname_and_a_birthday_next_month(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我姥姥叫张秀兰她七十多岁了", [("family", ("姥姥", "张秀兰")), ("fact", "主人的姥姥张秀兰七十多岁了")]),
+    ("我有一个双胞胎哥哥叫大宝", [("family", ("哥哥", "大宝"))]),
+    ("我爸爸是程序员天天加班", [("fact", "主人的爸爸是程序员天天加班")]),
+    ("我家小狗叫豆豆不对叫豆包", [("fact", "主人家小狗叫豆包")]),
+])
+def test_an_age_with_more_a_twin_a_job_and_its_days_and_a_pets_name_corrected(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i live in a town called springfield", [("location", "Springfield")]),
+    ("i was born on christmas day", [("birthday", "12-25")]),
+    ("我是儿童节生的", [("birthday", "06-01")]),
+    ("i'm obsessed with minecraft", [("like", "minecraft")]),
+    ("i hate it when it rains", [("dislike", "when it rains")]),
+    ("i hate it when my brother takes my toys", []),
+    ("my dad works from home", [("fact", "The user's dad works from home")]),
+    ("my dad is home", []),
+])
+def test_a_town_called_a_birthday_on_a_holiday_an_obsession_the_weather_and_working_from_home(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("next friday is my school play", [("schedule", "2026-11-27 09:00")]),
+    ("friday is the best day", []),
+])
+def test_a_day_then_the_event_on_it_is_a_plan(text, expected):
+    writes = fast_channel(text, NOW)[1]
+    assert [(w["type"], w["datetime"]) for w in writes if w["type"] == "schedule"] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我去年住在上海", []),
+    ("我小时候住在奶奶家", []),
+    ("我去年搬到了上海", [("location", "上海")]),
+    ("我最喜欢今天了", []),
+    ("我们幼儿园叫阳光幼儿园", [("fact", "主人的幼儿园叫阳光幼儿园")]),
+])
+def test_a_home_left_behind_a_day_is_no_liking_and_a_school_named(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我爷爷奶奶住在我们家楼上", [("fact", "主人的爷爷奶奶住在主人家楼上")]),
+    ("孩子他爸在深圳上班", [("fact", "主人的爸爸在深圳上班")]),
+    ("孩子乳糖不耐受不能喝牛奶", [("fact", "孩子乳糖不耐受不能喝牛奶")]),
+])
+def test_grandparents_upstairs_the_childs_father_said_by_a_parent_and_lactose(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫陈乐天大家都叫我天天我在上一年级", [("name", "陈乐天"), ("fact", "主人在上一年级")]),
+    ("我的生日是八月八号我要过七岁生日了", [("birthday", "08-08")]),
+    ("我不喜欢吃青菜妈妈老让我吃", [("dislike", "吃青菜")]),
+    ("我喜欢妈妈做的菜", [("like", "妈妈做的菜")]),
+    ("我爸爸在上海上班每个周末才回来", []),
+    ("我是朵朵的妈妈孩子五岁喜欢跳舞怕黑", [("fact", "孩子五岁"), ("fact", "孩子喜欢跳舞怕黑")]),
+])
+def test_a_nickname_is_no_repeat_a_birthday_to_come_is_no_plan_and_a_parent_goes_on_about_the_child(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_weekly_deed_of_someone_else_is_theirs_unless_it_takes_the_user_along():
+    writes = fast_channel("每周六我爸爸带我去游泳", NOW)[1]
+    assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-28 09:00", "weekly")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天早上九点我要去上游泳课然后下午三点去奶奶家",
+     [("游泳", "2026-11-23 09:00"), ("奶奶家", "2026-11-23 15:00")]),
+    ("tomorrow we're going to the zoo and on saturday i have a birthday party",
+     [("zoo", "2026-11-23 09:00"), ("party", "2026-11-28 09:00")]),
+    ("she has gymnastics every tuesday and thursday at five", [("gymnastics", "2026-11-24 17:00")]),
+])
+def test_two_plans_in_one_line_are_two_schedules_the_second_on_the_first_ones_day(text, expected):
+    schedules = [w for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"]
+    assert [w["datetime"] for w in schedules] == [when for _, when in expected]
+    assert all(word in w["content"] for w, (word, _) in zip(schedules, expected, strict=True))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我的名字叫做王梓涵", [("name", "王梓涵")]),
+    ("我叫Lucy我是女生", [("name", "Lucy"), ("gender", "女")]),
+    ("我们是从东北搬过来的", [("location", "东北")]),
+    ("我特爱玩捉迷藏", [("like", "捉迷藏")]),
+    ("我最喜欢看的动画片是熊出没", [("like", "熊出没")]),
+    ("你吃饭了没", []),
+    ("我对恐龙特别感兴趣", [("like", "恐龙")]),
+    ("我大姨在加拿大", [("fact", "主人的大姨在加拿大")]),
+])
+def test_named_as_said_with_a_name_in_letters_moved_from_interests_and_kin_abroad(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我儿子叫豆豆今年六岁上一年级",
+     [("family", ("儿子", "豆豆")), ("fact", "主人的儿子豆豆今年六岁"), ("fact", "主人的儿子豆豆上一年级")]),
+    ("我妹妹叫小雪今年三岁", [("family", ("妹妹", "小雪")), ("fact", "主人的妹妹小雪今年三岁")]),
+    ("孩子叫李沐阳今年四岁半", [("fact", "主人的孩子叫李沐阳今年四岁半")]),
+])
+def test_a_family_members_name_ends_where_their_age_or_school_begins(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我有两个姐姐一个叫大美一个叫小美", [("family", ("姐姐", "大美")), ("family", ("姐姐", "小美"))]),
+    ("我家有两只猫一只叫花花一只叫黑黑", [("fact", "主人家有两只猫一只叫花花一只叫黑黑")]),
+    ("i have two brothers one is named max and one is named ben", [("family", ("brother", "Max")), ("family", ("brother", "Ben"))]),
+    ("i got two sisters their names are mia and zoe", [("family", ("sister", "Mia")), ("family", ("sister", "Zoe"))]),
+    ("我表姐十岁她在学芭蕾", [("fact", "主人的表姐十岁"), ("fact", "主人的表姐在学芭蕾")]),
+    ("他在学我说话", []),
+    ("我属小狗的今年六岁", [("fact", "主人属小狗的"), ("age", "6")]),
+])
+def test_two_of_a_kind_named_in_turn_what_someone_is_learning_and_a_zodiac_before_the_age(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我们家住在杭州西湖边上", [("location", "杭州西湖")]),
+    ("我从小在深圳长大", [("location", "深圳")]),
+    ("我小姑是空姐", [("fact", "主人的小姑是空姐")]),
+    ("我舅舅在英国留学", [("fact", "主人的舅舅在英国留学")]),
+    ("我家有一只八哥会说话", [("fact", "主人家有一只八哥会说话")]),
+])
+def test_a_home_by_a_lake_where_one_grew_up_more_kin_and_jobs_study_abroad_and_a_talking_bird(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_taking_the_child_to_school_every_morning_at_a_clock_is_a_daily_schedule():
+    writes = fast_channel("每天早上七点半送孩子上学", NOW)[1]
+    assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-23 07:30", "daily")]

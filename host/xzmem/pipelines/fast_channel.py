@@ -51,7 +51,7 @@ __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_
 
 _KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
-           "堂弟|堂妹|孙子|孙女|妈|爸")
+           "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger )?(?:brother|sister)|"
            "grandma|granny|nana|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
@@ -112,7 +112,7 @@ _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
-                 "什么都", "所有", "一切"}
+                 "什么都", "所有", "一切", "今天", "明天", "昨天", "现在", "这里", "这儿", "today", "tonight"}
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -190,18 +190,20 @@ def third_person(text: str, subject: bool = True) -> str:
 
 # --- the user: profile fields, likes, facts ------------------------------------------------------
 
-_NAME_STOP = re.compile(r"今年|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
+_NAME_STOP = re.compile(r"今年|大家|别人|人家|同学|他们|都叫|我|你|住|来自|是|在|的|和|就|呀|啊|哦|呢|啦|吧|哈|不|也|还|今|几|岁|大名|小名|英文名")
 # What may come before the subject of a statement at the start of its clause (其实我叫…, 对了我住在…);
 # a statement further inside a clause is someone else's or a sub-clause (妈妈不让我叫…)
-_LEAD_ZH = (r"^(?:其实|对了|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
+_LEAD_ZH = (r"^(?:其实|对了|那个|那|还有|而且|现在|反正|本来|所以|我说|我是说|就是|好吧|哦|啊|哈喽|你好|嗨|你听我说|听我说"
             r"|(?:我)?(?:想)?(?:跟你说|告诉你))?\s*")
 _NAME_ZH = re.compile(
-    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文)?名字(?:其实|就)?(?:是|叫)|我的(?:小|大|英文)名(?:其实|就)?(?:是|叫))"
-    r"|(?:^|可以|都|就|要)叫我)\s*([^\s，。,.！？!?；;、]{1,12})"
+    rf"(?:{_LEAD_ZH}(?:我(?:其实|本来|就|真的)?叫|我的?(?:小|大|英文|全|真)?名字(?:呢|啊|呀)?(?:其实|就)?(?:是|叫)|我的?(?:小|大|英文|全|真)名(?:其实|就)?(?:是|叫)|我姓[\u4e00-\u9fff]{{1,2}}\s*(?:我)?叫)"
+    r"|(?:^|可以|都|就|要)叫我|(?:^|都|就|们|家|人)管我叫)\s*([^\s，。,.！？!?；;、]{1,12})"
 )
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
+# 我是五岁的朵朵: an age, then who the child is
+_AGED_NAME_ZH = re.compile(rf"^我(?:就)?是{ZH_NUM}岁(?:半)?的([\u4e00-\u9fff]{{2,3}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
 _NOT_A_NAME_ZH = re.compile(r"(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥|它|他|她|你)")
 # Characters children play at being: a role, never the child's name
@@ -236,50 +238,52 @@ _NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nicknam
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?({ZH_NUM})岁")
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?)\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
-    rf"|^我是从([\u4e00-\u9fff]{{2,6}})来的$"
+    rf"|^我(?:从小)?在([\u4e00-\u9fff]{{2,6}}?)长大(?:的)?$"
+    rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
 )
-_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近")
+_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带|边上|旁边|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
+_BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
 _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
            "女孩子": "女", "小女孩": "女", "girl": "女", "boy": "男",
            "sister": "女", "brother": "男"}
 _GENDER_EN = re.compile(r"^I(?:'m| am) a (?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
-_ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
+_ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|空姐|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
               r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈|"
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
-_SCHOOL_ZH = re.compile(r"(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
-_ZODIAC_ZH = re.compile(r"^我(?:是)?属[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
+_ZODIAC_ZH = re.compile(r"^我(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
+_SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
-    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|蜥蜴|子|咪)(?:叫[\u4e00-\u9fff]{1,4})?$"
+    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
 )
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
             r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
@@ -307,18 +311,30 @@ _ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|�
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
 _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
-                          r"parrot|bird|guinea pig|lizard|pony)(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+$", re.I)
+                          r"parrot|bird|guinea pig|lizard|pony)(?:(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+"
+                          # the name set beside the pet, then a habit of its own (my dog max loves tennis balls)
+                          r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
                      r"horse)s?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
-_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|最|比较|超级|超|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
-_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕"
+_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
+_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
 _FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+# the same said the other way round or of what is disliked: 恐龙是我最喜欢的, 我最不爱吃的就是茄子, 茄子是我最讨厌的
+_LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌|害怕|怕)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
+# the thing said first, then who likes it: 草莓我最爱吃了, 青椒我最讨厌了
+_TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|那|这|你|他|她|它|嗨|哈|嗯|啊|哦|呃|好|对|是|不|没|还|也|就|我)([\u4e00-\u9fff]{{1,8}}?)我{_ADVERBS_ZH}"
+                             r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
+# 我一看到蛇就害怕: a fear of what is seen is a dislike
+_FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
+_INTERESTED_ZH = re.compile(r"^我(?:一直)?对([\u4e00-\u9fff]{1,8}?)(?:特别|很|非常|超级|超|最|比较)?(?:感兴趣|有兴趣)$")  # 我对恐龙特别感兴趣
+_FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?:就|才)?是我(?:最最|最)?(不喜欢|不爱|讨厌|喜欢|爱)(?:吃|喝|看|玩|听)?的"
+                                 r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
     r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so )?"
@@ -334,10 +350,13 @@ _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
-                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of) (.{2,30})$"
-                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$", re.I)
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
+                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
+                           # pizza is the best food ever; not of a person or the companion (my mom is the best)
+                           r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
+                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
-                  "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "hate", "dislike", "can't stand", "cant stand",
+                  "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
 _DECISION_ZH = re.compile(r"决定|选择了|最终用|确定用")
 _DECISION_EN = re.compile(r"\bI(?:'ve| have)? decided\b|\bI(?:'ll| will) go with\b|\bI chose\b", re.I)
@@ -350,13 +369,37 @@ def _unstutter(name: str) -> str:
     return name[1:] if len(name) in (3, 4) and name[0] == name[1] and name[0] in _SURNAMES[:-2] else name
 
 
+def _unspell(value: str) -> str:
+    """乐乐快乐的乐 → 乐乐, 王小明小明的明是明天的明 → 王小明, 张小雨弓长张 → 张小雨: a name said with how one of its characters is written."""
+    for k in (2, 3):
+        head, tail = value[:k], value[k:]
+        said = re.fullmatch(r"(?:[\u4e00-\u9fff]{1,3}的[\u4e00-\u9fff](?:就)?是)?[\u4e00-\u9fff]{1,3}的([\u4e00-\u9fff])", tail)
+        if said and said.group(1) in head or len(tail) == 3 and tail[2] == head[0] and head[0] in _SURNAMES[:-2]:
+            return head
+    return value
+
+
 def _name_zh(value: str) -> str:
+    value = _unspell(re.sub(r"^做(?=[\u4e00-\u9fff]{2})", "", value))  # 我的名字叫做王梓涵
     stop = _NAME_STOP.search(value, 1)
     return _unstutter(_TAIL_ZH.sub("", value[: stop.start()] if stop else value))
 
 
+# Days with a name of their own that a birthday may fall on (i was born on christmas day, 我是儿童节生的)
+_NAMED_DAYS = {"christmas eve": "12-24", "christmas": "12-25", "new year's day": "01-01", "new year's eve": "12-31",
+               "halloween": "10-31", "valentine's day": "02-14", "圣诞节": "12-25", "平安夜": "12-24", "元旦": "01-01",
+               "儿童节": "06-01", "国庆节": "10-01", "情人节": "02-14", "万圣节": "10-31", "劳动节": "05-01"}
+_NAMED_DAY_BIRTHDAY = re.compile(
+    rf"^(?:my birthday(?:'s| is)|i was born)(?: on)? ({'|'.join(k for k in _NAMED_DAYS if k.isascii())})(?: day)?$"
+    rf"|^我(?:的)?生日(?:是|在)?({'|'.join(k for k in _NAMED_DAYS if not k.isascii())})(?:那天)?$"
+    rf"|^我是({'|'.join(k for k in _NAMED_DAYS if not k.isascii())})(?:那天)?(?:出生|生)的$", re.I)
+
+
 def _birthday(clause: str) -> str | None:
     """MM-DD (or YYYY-MM-DD), the only forms the device takes; None when the words are not a date."""
+    named = _NAMED_DAY_BIRTHDAY.match(clause)
+    if named:
+        return _NAMED_DAYS[next(g for g in named.groups() if g).lower()]
     m = _BIRTHDAY_ZH.search(clause)
     if m:
         if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的", clause):
@@ -381,16 +424,19 @@ def _birthday(clause: str) -> str | None:
 
 
 def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
-    m = _NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+    m = (_NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
+         or _AGED_NAME_ZH.search(clause))
     if m and clause[m.start(1):].startswith(_name_zh(m.group(1)) + "的"):
         m = None  # 我叫小明的那个同学: a relative clause about someone, not the child's name
     if m:
         name = _name_zh(m.group(1))
         # 我叫妈妈来了: the verb calls someone, the kin word is no name
         full_name = len(name) == 3 and name[0] in _SURNAMES[:-2]  # 李小龙: a surname and a given name
+        full_name = full_name or (m.re is _NAME_ZH and len(name) == 3 and name[0] == name[1])  # 小小鱼: a nickname
         if (name and (full_name or not _NOT_A_NAME_ZH.search(name)) and not _CHARACTERS_ZH.match(name)
                 and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
-                and not (m.re is _NAME_IS_ZH and _NOT_A_NAME_ZH.search(m.group(1)))):
+                and not (m.re in (_NAME_IS_ZH, _AGED_NAME_ZH) and _NOT_A_NAME_ZH.search(m.group(1)))
+                and not (m.re is _AGED_NAME_ZH and re.search(r"[孩生朋友宝娃人]", name))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
     if m and "不是" not in clause and not re.match(r"的时候|那年|时", clause[m.end():]):  # 我三岁的时候: a time, not an age
@@ -398,12 +444,21 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         if age is not None and 0 < age < 130:
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_ZH.search(clause)
+    if re.search(r"(?:去年|前年|以前|小时候)(?:住在|家在|家住|生活在|住)", clause):
+        m = None  # 我去年住在上海: a home left behind (我去年搬到了上海 is where one lives now)
     if m and not _NEGATED.search(clause[: m.start() + 3]):
-        said = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        said = next(g for g in m.groups() if g)
         stop = _PLACE_STOP.search(said, 1)
         value = said[: stop.start()] if stop else said
-        if value and not _NOT_A_TOWN.search(value) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着":  # 住得离学校很近: how, not where
+        # 住得离学校很近: how, not where; 生在北京长在上海: two towns and no saying which is home
+        if (value and not _NOT_A_TOWN.search(value) and (len(value) > 1 or "住在" in clause) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
+                and not re.search("长在|长大", said)):  # 住得离学校很近: how, not where
             writes.append(opslib.write("location", value))
+            # 我出生在广州现在住在北京: born in one town, living in another
+            moved = re.search(r"(?:现在|后来|目前)(?:(?:住在|搬到了?|搬去了?)([\u4e00-\u9fff]{2,6}?)了?|在([\u4e00-\u9fff]{2,6}?)住)$", clause[clause.find(value, m.start()) + len(value):])
+            town = moved and (moved.group(1) or moved.group(2))
+            if town and not _NOT_A_TOWN.search(town):
+                writes.append(opslib.write("location", town))
     m = _PLACE_PEOPLE_ZH.search(clause)
     if (m and not _NOT_A_PLACE_ZH.search(m.group(1)) and not _NOT_A_TOWN.search(m.group(1))
             and not re.search(_ROLE_NOUN, m.group(1) + "人")
@@ -414,9 +469,10 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
           or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
-          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause) or _SCHOOL_NAME_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
-        writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", clause))))
+        said = re.sub(r"^我(?:们|的)?(?=幼儿园|学校|小学|班)", "我的", clause) if _SCHOOL_NAME_ZH.search(clause) else clause
+        writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", said))))
 
 
 def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> None:
@@ -443,6 +499,9 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
     m = _PLACE_EN.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 8]):
         place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
+        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(1):], re.I)
+        if called:  # "in a town called springfield": the town's name
+            place = called.group(1)
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
             later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
@@ -461,6 +520,7 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
 
 
 _BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
+_BIRTHDAY_NEXT_MONTH = re.compile(rf"^下个?月({ZH_NUM})[号日](?:就)?是我(?:的)?生日(?:了|哦|呀)?$")
 
 
 def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None) -> None:
@@ -472,7 +532,15 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datet
     if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
         offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
         writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
-    elif re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b", clause, re.I) and not _NEGATED.search(clause):
+    elif _BIRTHDAY_NEXT_MONTH.match(clause) and now is not None:  # 下个月十号是我的生日: the day in next month
+        day = zh_number(_BIRTHDAY_NEXT_MONTH.match(clause).group(1))
+        month = now.month % 12 + 1
+        if day:
+            try:
+                writes.append(opslib.write("birthday", date(2000, month, day).strftime("%m-%d")))
+            except ValueError:
+                pass  # 下个月三十一号 in a month of thirty days names no day
+    elif re.search(r"生日|出生|生的|\bbirthday\b|\bborn\b|\bturning\b", clause, re.I) and not _NEGATED.search(clause):
         when = _birthday(clause)
         if when:
             writes.append(opslib.write("birthday", when))
@@ -480,6 +548,10 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datet
 
 def _preferences(clause: str, writes: list[dict]) -> None:
     zh = bool(HAN.search(clause))
+    # 我以前喜欢粉色现在喜欢紫色: what is liked now is what counts
+    now = re.match(r"^我(?:以前|原来|小时候)[^，。]*?(?:现在|后来)(?:我)?(.+)$", clause) if zh else None
+    if now:
+        clause = "我" + now.group(1)
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
@@ -490,6 +562,15 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         # "i'm a big fan of you": about the companion, not a liking to keep
         writes.extend(opslib.write("like", item) for item in ([_clean(said, zh)] if one else _items(said, zh))
                       if not re.search(r"你|您|\byou\b", item, re.I))
+        return
+    turned = (_LEAST_ZH.search(clause) or _FAVOURITE_AFTER_ZH.search(clause) or _TOPIC_FIRST_ZH.search(clause)
+              or _FEAR_AT_ZH.search(clause) or _INTERESTED_ZH.search(clause)) if zh else None
+    if turned:
+        thing = turned.group(1)
+        verb = "不" if turned.re in (_LEAST_ZH, _FEAR_AT_ZH) else "喜欢" if turned.re is _INTERESTED_ZH else turned.group(2)
+        verb = re.sub("[吃喝看玩]$", "", verb)
+        kind = "like" if verb in ("喜欢", "爱") else "dislike"
+        writes.extend(opslib.write(kind, item) for item in _items(thing, zh) if not _KIN_LIKED.match(item))
         return
     taste = _TASTE_ZH.match(clause) if zh else None
     if taste and not re.match(r"[这那你它今昨明]", taste.group(1)):  # 胡萝卜最难吃了: a thing judged by taste
@@ -506,13 +587,25 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
+    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
+        value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
+    if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
+        value = re.split(r"一(?:吃|喝|看|闻|听|碰|见)就", value)[0] or value
+        # 我不喜欢吃青菜妈妈老让我吃: a new subject with its own deed ends the thing
+        value = re.split(rf"(?<=[\u4e00-\u9fff])(?=(?:{_KIN_ZH}|老师)(?:老|总|都|也|还|又|说|让|叫|非|每次|天天))", value)[0] or value
+    if zh and kind == "like":  # 我喜欢小汽车特别喜欢挖掘机: a second liking said with its own verb
+        value = re.sub(r"(?<=[\u4e00-\u9fff])了?(?:特别|尤其|更|最)(?:喜欢|爱)(?=[\u4e00-\u9fff])", "和", value)
+    # 我最喜欢奥特曼了特别是迪迦: one of the kind is singled out, a liking too
+    singled = re.search(r"了?(?:特别是|尤其是)([\u4e00-\u9fff]{1,8})$", value) if zh and kind == "like" else None
+    if singled:
+        value = value[: singled.start()] + "和" + singled.group(1)
     for item in _items(value, zh):
         # "I like it here", "I love you so much", "我爱你们", "我喜欢你小智": about the moment, not a liking
         first = item.lower().split(" ")[0]
         # nor a liking of the companion itself (我喜欢和你聊天, i like talking to you)
-        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这"
+        if (item.lower() in _NOT_A_LIKING or first in _NOT_A_LIKING or item[:1] in "你您他她它这那"
                 or re.search(r"你|您|\byour?\b", item, re.I) or (_PEER_ZH if zh else _PEER_EN).search(item)
                 or _KIN_LIKED.match(item)  # 我爱我妈妈, i love my mommy: affection, not a preference
                 or re.search(r"\b(?:outside|out there|right now|today|tonight|in here|over there)$", item, re.I)
@@ -526,24 +619,31 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我)?(?:的)?(?:(?:有)?(?:一个|一位|个)?)((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
-_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
-                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+                  rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+                  # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
+                  r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
-    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}"
+    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
+    # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
+    rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
+    rf"|加拿大|澳大利亚|澳洲|日本|新加坡|新西兰|俄罗斯|意大利|西班牙|马来西亚|欧洲|非洲)(?:留学|读书|工作|上班|生活|定居)?"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})(?:了|啦)?$"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
+    # 我爸爸是程序员天天加班: what someone is, then what it brings every day
+    rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
@@ -563,7 +663,7 @@ _PREDICATE_EN = re.compile(
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
-                           r"will|was|went|sick|mad|angry|home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
+                           r"will|was|went|sick|mad|angry|(?<!from )home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
 
 
@@ -576,7 +676,9 @@ _CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
 
 
-def _person_name_zh(value: str) -> str | None:
+def _person_name_zh(value: str, cut: bool = False) -> str | None:
+    stop = re.search(rf"今年|现在|已经|{ZH_NUM}岁|上[一二三四五六幼小初高大中]", value[1:]) if cut else None
+    value = value[: stop.start() + 1] if stop else value  # 豆豆今年六岁: with `cut`, the name ends there
     name = _unstutter(_TAIL_ZH.sub("", value) or value)
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
         return None
@@ -599,15 +701,17 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if re.match(r"(?:都|也)叫我", rest):
             return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
         relation = m.group(1) if m else None
-        relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸"}.get(relation, relation)
+        relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟",
+                    "妹": "妹妹"}.get(relation, relation)
         if m and rest and not _PREDICATE_ZH.search(rest) and not _FAMILY_NAME_ZH.search(rest):
             # a name set beside the person (我同学乐乐家有一只大狗, 我表姐小美会弹钢琴)
             for k in (2, 3):
                 beside, after = rest[:k], rest[k:]
-                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after) and "我" not in after
+                if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
+                        and "我" not in re.sub(r"(?<=[在到])我(?:们)?家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
                         and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
-                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after}"))
+                    writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我们家', '主人家').replace('我', '主人')}"))
                     context["person"] = (relation, beside)
                     return True
         named = _FAMILY_NAME_ZH.search(rest)
@@ -615,10 +719,12 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if named and not m and known and not known[1]:  # 我有一个妹妹 她叫朵朵
             relation = known[0]
         if named and relation:
-            name = _person_name_zh(named.group(1))
+            kin = bool(re.fullmatch(_KIN_ZH, relation)) and not relation.startswith("爸爸妈妈")
+            # a family member's name is only the name; 孩子叫李沐阳今年四岁半 stays one fact
+            name = _person_name_zh(named.group(1), cut=kin)
             if name is None:
                 return False
-            if re.fullmatch(_KIN_ZH, relation) and not relation.startswith("爸爸妈妈"):
+            if kin:
                 writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
             else:
                 writes.append(opslib.write("fact", f"主人的{relation}叫{name}"))
@@ -626,11 +732,20 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             more = rest[named.end():]
             if more[:1] in ("和", "跟"):  # 我老婆叫陈静和我儿子叫乐乐
                 _others(more[1:], writes, context)
+            said = named.group(1)[len(name):]  # 我儿子叫豆豆今年六岁: what is said of him after his name
+            if said and _PREDICATE_ZH.search(said) and not _TRANSIENT_ZH.search(said) and "我" not in said:
+                writes.append(opslib.write("fact", f"主人的{relation}{name}{said}"))
             return True
         if m and not rest and m.group(0).startswith("我"):
             context["person"] = (relation, "")
             return True
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in rest:
+        if (m and m.group(0).startswith("我") and re.fullmatch(r"[\u4e00-\u9fff]{2,3}", rest) and _person_name_zh(rest)
+                and not _PREDICATE_ZH.search(rest) and not re.search(rf"{ZH_NUM}|岁", rest)
+                and not re.search(r"[的是在也都很就还了会要有和跟说叫吗呢吧]", rest)):
+            context["person"] = (relation, rest)  # 我好朋友乐乐 | 他住在我家隔壁: the name is said, what of him comes next
+            return True
+        # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
+        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in re.sub(r"(?<=[在到])我(?:们)?家", "", rest):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -640,15 +755,19 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = owner + relation
             if owner and not (known and known[0] == relation):
                 context["person"] = (relation, "")  # 我爸爸是警察 会开车: the next clause is still his
+            elif not owner:
+                context["child"] = relation  # 孩子五岁 | 喜欢跳舞: a parent goes on about the child
         elif known:
             subject = f"主人的{known[0]}{known[1]}"
+        elif context.get("child") and not pronoun.group(0) and _CARE_ZH.search(rest):
+            subject = context["child"]
         elif not pronoun.group(0) or not _CARE_ZH.search(rest):
             # a bare 他/她 with no one named before it: only what a parent tells of the child (他有哮喘,
             # 她特别喜欢跳舞, 他今年六岁); 他会飞, 他住在森林里 are a story's or a cartoon's
             return bool(pronoun.group(0))
         else:
             subject = pronoun.group(0)
-        writes.append(opslib.write("fact", subject + rest.replace("我", "主人")))
+        writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
     m = _HAVE_PERSON_EN.search(clause)
     if m:
@@ -751,12 +870,12 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
-                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会)$")
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
-             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit")
+             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they) go to\b|\b(?:she|he) goes to\b", re.I)
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's) "
@@ -766,7 +885,9 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\b(?:i'm|we're|were|she's|he's|they're) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
-                      r"|^the day after tomorrow is\b", re.I)
+                      r"|^the day after tomorrow is\b"
+                      # next friday is my school play: a day, then what happens on it
+                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:my|our|the|his|her) (?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
@@ -796,6 +917,12 @@ def _is_plan(clause: str, before: str = "") -> bool:
         return False
     if _NOT_PLANNED.search(clause):
         return False  # 我明天不去幼儿园, i'm not going to school tomorrow: a plan said negated is none
+    # (a parent's own child is the user: 我儿子每周四上跆拳道, my son has karate on thursdays)
+    other = re.match(rf"^我的?(?!儿子|女儿|闺女)(?:{_KIN_ZH}|{_OTHERS_ZH})|^my (?!son\b|daughter\b|kid\b|child\b)(?:{_KIN_EN}|{_OTHERS_EN})\b",
+                     clause, re.I)
+    if (other and repeat_of(before + clause) != "none"
+            and not re.search(r"我|\b(?:me|us)\b", clause[other.end():], re.I)):  # 每周六我爸爸带我去游泳 is the user's
+        return False  # 我爸爸…每个周末才回来: what someone else does every week is their routine, not the user's plan
     if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
         return True
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
@@ -835,9 +962,28 @@ def _habit_time(clause: str) -> bool:
     return repeat_of(clause) == "daily" and not (CLOCK_ZH.search(clause) if HAN.search(clause) else CLOCK_EN.search(clause))
 
 
-def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | None:
-    """(first, end, schedule write) for the clauses that say something to do and its time ("明天下午3点，
-    提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes."""
+def _todo_spans(clauses: list[str], now: datetime) -> list[tuple[int, int, dict]]:
+    """Every plan of a line in turn (明天早上九点去上游泳课 然后下午三点去奶奶家: two); a later plan with
+    no day of its own is on the day of the one before it."""
+    spans: list[tuple[int, int, dict]] = []
+    start, day = 0, ""
+    while start < len(clauses):
+        span = _todo_span(clauses[start:], now, day)
+        if span is None:
+            break
+        first, end, op = span
+        spans.append((first + start, end + start, op))
+        said = "".join(clauses[start + first:start + end])
+        found = (DAY_ZH if HAN.search(said) else DAY_EN).search(said)
+        day = found.group(0) if found else day
+        start += end
+    return spans
+
+
+def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, int, dict] | None:
+    """(first, end, schedule write) for the first clauses that say something to do and its time ("明天下午3点，
+    提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes.
+    `day` is the day of a plan said before in the same line."""
     remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
     timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
              and _has_time(c, now)]
@@ -850,6 +996,11 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
         marked = sorted(set(remind) | set(timed))
     elif plans:
         marked = sorted(set(plans) | {i for i in timed if i + 1 in plans or i - 1 in plans})
+        # a new time after a plan already said opens the next plan (…去上游泳课 | 下午三点去奶奶家)
+        for k, i in enumerate(marked):
+            if k and i in timed and any(p in plans for p in marked[:k]) and any(p in timed for p in marked[:k]):
+                marked = marked[:k]
+                break
     else:
         return None
     first, end = marked[0], marked[-1] + 1
@@ -863,6 +1014,8 @@ def _todo_span(clauses: list[str], now: datetime) -> tuple[int, int, dict] | Non
         kept = ([day.group(0)] if day else []) + clauses[taken_back[-1] + 1:end]
     joiner = "，" if HAN.search(clauses[first]) else ", "
     text = joiner.join(kept)
+    if day and not (DAY_ZH if HAN.search(text) else DAY_EN).search(text):
+        text = day + joiner + text  # 然后下午三点去奶奶家: on the day said with the plan before
     when = parse_when(text, now)
     if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
@@ -900,9 +1053,16 @@ _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait 
 _FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
-def _with_value(op: dict, value: str) -> dict:
-    """The same write with the corrected value."""
+def _with_value(op: dict, value: str) -> dict | None:
+    """The same write with the corrected value; None when the value cannot be one (an age that is no number)."""
+    if op["type"] == "age":  # 我今年五岁 不对 是六岁: the age is still digits
+        said = re.sub(r"(?:周)?岁.*$|\s*(?:years? old)?$", "", value, flags=re.I)
+        age = zh_number(said) if HAN.search(said) else (int(said) if said.isdigit() else en_number(said.lower()))
+        return opslib.write("age", str(age)) if age and 0 < age < 130 else None
     value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
+    named = re.search(r"叫[\u4e00-\u9fff]{1,4}$", op["content"]) if op["type"] == "fact" else None
+    if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
+        return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
     if op["type"] == "family":
         return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
                             closeness=op.get("closeness", 3))
@@ -925,6 +1085,36 @@ def _asks_back(said: list[str]) -> bool:
             and not asks(said[0]))
 
 
+# Two or three of a kind, then each one's name in turn: 我有两个姐姐一个叫大美一个叫小美, 我家有两只猫一只叫花花
+# 一只叫黑黑, i have two brothers one is named max and one is named ben, i got two sisters their names are mia and zoe
+_IN_TURN_ZH = re.compile(
+    r"^我(?:们)?(?:家)?(?:有|养了|养着|养)(?:两|三|2|3)(?:个|只|条|位|头)(?:小)?([\u4e00-\u9fff]{1,3}?)"
+    r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?)"
+    r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4})$")
+_IN_TURN_EN = re.compile(
+    r"^(?:i|we) (?:have|got|'ve got|have got) (?:two|three|2|3) (brothers|sisters|dogs|cats|fish|hamsters|bunnies|rabbits|cousins|puppies|kittens)"
+    r"(?: (?:one is|one's) (?:named|called) ([a-z][a-z'-]+) and (?:one|the other(?: one)?) is (?:named|called) ([a-z][a-z'-]+)"
+    r"| (?:their|whose) names are ([a-z][a-z'-]+) and ([a-z][a-z'-]+)| (?:named|called) ([a-z][a-z'-]+) and ([a-z][a-z'-]+))$", re.I)
+
+
+def _named_in_turn(said: str) -> list[dict] | None:
+    m = _IN_TURN_ZH.match(said)
+    if m:
+        kind, names = m.group(1), [_TAIL_ZH.sub("", n) or n for n in m.group(2, 3)]
+        if re.fullmatch(_KIN_ZH, kind):
+            return [opslib.write("family", f"{kind} {n}", relation=kind, name=n, closeness=3) for n in names]
+        return [opslib.write("fact", third_person(said))]
+    m = _IN_TURN_EN.match(said)
+    if not m:
+        return None
+    kind, names = m.group(1).lower(), [_title(n) for n in m.groups()[1:] if n]
+    if names[0].lower() in _NOT_A_NAME_EN or names[1].lower() in _NOT_A_NAME_EN:
+        return None
+    if kind in ("brothers", "sisters", "cousins"):
+        return [opslib.write("family", f"{kind[:-1]} {n}", relation=kind[:-1], name=n, closeness=3) for n in names]
+    return [opslib.write("fact", third_person(said))]
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
@@ -940,14 +1130,18 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     framing = frames(parts)
-    todo = _todo_span(parts, now) if categories & {"todo", "plan"} else None
-    if todo is not None and {"wish", "secret"} & set(framing[todo[0]:todo[1]]):
-        todo = None  # 我好想明天去游乐园: a wish, not a plan
+    in_turn = None if any(framing) else _named_in_turn(("" if HAN.search(sentence) else " ").join(parts))
+    if in_turn:
+        return in_turn
+    # 我好想明天去游乐园: a wish, not a plan
+    todos = [span for span in (_todo_spans(parts, now) if categories & {"todo", "plan"} else [])
+             if not {"wish", "secret"} & set(framing[span[0]:span[1]])]
     writes: list[dict] = []
     previous: list[dict] = []
     retracted: list[dict] = []
     for i, clause in enumerate(parts):
-        if todo is not None and todo[0] <= i < todo[1]:
+        todo = next((span for span in todos if span[0] <= i < span[1]), None)
+        if todo is not None:
             if i == todo[0]:
                 writes.append(todo[2])
             if re.search(r"生日|\bbirthday\b", clause, re.I):
@@ -968,6 +1162,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
             else:
                 clause = before + clause
+        elif i and not previous and not framing[i - 1] and _TOPIC_FIRST_ZH.match(parts[i - 1] + clause):
+            clause = parts[i - 1] + clause  # 草莓 | 我最爱吃了: the thing was said first
         denied = _DENIED_EN.match(parts[i - 1]) if i else None
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
@@ -984,8 +1180,16 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             writes.extend(op for op in retracted if op not in writes)
             retracted = []
             continue
+        pet_name = _PET_CALLED.match(clause) if context.get("about") == "pet" else None
+        if pet_name and previous and previous[-1]["type"] == "fact" and previous[-1] in writes:
+            # 我有一只小狗 | 它叫旺财, we have a cat | she's called luna: the pet just told of gets its name
+            said = previous[-1]
+            named = opslib.write("fact", said["content"] + ("，叫" if HAN.search(clause) else ", called ") + _title(next(g for g in pet_name.groups() if g)))
+            writes[writes.index(said)] = named
+            previous = [named]
+            continue
         if retracted and fixed:
-            ops = [_with_value(op, fixed.group(1)) for op in retracted]
+            ops = [fixed_op for fixed_op in (_with_value(op, fixed.group(1)) for op in retracted) if fixed_op]
             retracted = []
         else:
             ops = _clause_writes(clause, categories, context)
@@ -1015,6 +1219,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b.*\bnot\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
+
+
+_PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名叫|就叫)([\u4e00-\u9fff]{1,4}?)[啦呀哦呢吧]?$"
+                         r"|^(?:(?:and )?(?:its|his|her) name is|(?:and )?(?:it|he|she)(?:'s| is) (?:called|named)) ([a-z][a-z'-]+)$", re.I)
 
 
 _ONE_VALUE = ("name", "age", "gender", "birthday")  # a location may be two: born in one place, living in another

@@ -68,7 +68,7 @@ _EN_NUM_WORD = (r"(?:twenty|thirty)(?:[\s-](?:one|two|three|four|five|six|seven|
 _EN_DAY_NUM = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?|{_EN_NUM_WORD})"
 _MONTH_EN = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 
-REPEAT_DAILY = re.compile(r"每天|天天|每日|每晚|每个?早上|每个?晚上|\bevery (?:day|night|morning|evening|afternoon)\b|\bdaily\b|\beach day\b", re.I)
+REPEAT_DAILY = re.compile(r"每天|(?<!叫)(?<!叫我)(?<!名)天天(?!的)|每日|每晚|每个?早上|每个?晚上|\bevery (?:day|night|morning|evening|afternoon)\b|\bdaily\b|\beach day\b", re.I)
 REPEAT_WEEKLY = re.compile(
     rf"每个?(?:周|星期|礼拜)|\bevery (?:week|weekend|{'|'.join(WEEKDAYS_EN)})\b|\bweekly\b|\beach (?:{'|'.join(WEEKDAYS_EN)})\b"
     rf"|\bon (?:{'|'.join(WEEKDAYS_EN)})s\b", re.I)

@@ -66,9 +66,11 @@ _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=因为|所以)|(?<=不对)(?=[我你他她])"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
-    r"|(?<=岁)(?![了啦半的时那])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
-    r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是)|(?<=不是)(?=是)"
+    r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
+    r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
     r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])"
+    r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
+    r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
 _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
@@ -76,6 +78,8 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
     r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
+    # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
+    r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
     r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
     r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
@@ -93,7 +97,8 @@ _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又�
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识")
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
+                    "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
@@ -120,7 +125,9 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if i > 0 and HAN.match(before) and before not in _TAKES_OBJECT and before not in "我你他她它":
+        if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and before not in _TAKES_OBJECT and before not in "我你他她它"
+                and not (before in "在到" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
+                and not (part[i - 2:i] == "孩子" and part[i + 1:i + 2] in "爸妈")):  # 孩子他爸: the child's father
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
     return [part[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b]]
@@ -155,7 +162,7 @@ QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
 _ASK_ZH = re.compile(
     r"什么(?![都也])|啥|咋|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
     r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
-    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|没有?$"
+    r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|^你.*没有?$|[了过]没有?$"
 )
 _ASK_EN = re.compile(
     r"^(?:(?:so|and|but|hey|hi|ok|okay|wait|well)\s+)*(?:what(?! i (?:like|love) (?:the )?(?:most|best) is\b)|who|where|when|why|how|which|whose|do|does|did|is|are|am|"
@@ -196,7 +203,9 @@ def sure(said: list[str]) -> list[str]:
 _REPORTED_ZH = re.compile(
     r"(?:[妈爸哥姐弟妹爷奶公婆姥舅姑姨叔婶伯师学友他她们家人别]|有人|大家|别人|人家)(?:都|也|还|总|老|又|就|跟我|对我)?(?:说|讲|觉得|以为|认为)"
     r"|听(?:别人|人|妈妈|爸爸|老师)?说|告诉我")
-_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为")
+# 我想明天去公园: wanting to go on a day is a wish, not a plan (我想告诉你…, 我想想 are not)
+_WISH_ZH = re.compile(r"希望|想要|想当|要当|想做|好想|真想|梦想|愿望|[我想]成为"
+                      r"|^(?:我|我们)(?:也|还|就|真的|特别|很)?想(?=今天|明天|后天|大后天|下周|下个|这周|这个周|周[一二三四五六日天末]|星期|礼拜|去)")
 _SECRET_ZH = re.compile(r"秘密|偷偷|悄悄|暗恋|不许告诉|别告诉")
 _REPORTED_EN = re.compile(
     r"\b(?!i\b)(?:\w+) (?:always |also |just )?(?:says|said|tells me|told me|thinks|thought|knows|knew|believes|guesses|bets)\b"
