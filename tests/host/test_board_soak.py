@@ -6,8 +6,11 @@ needs is larger than a board's; README gives both figures.
 """
 
 import json
+import os
 import subprocess
 import sys
+
+import pytest
 
 from esp_images import ROOT
 
@@ -35,3 +38,14 @@ def test_a_heap_too_small_for_the_started_firmware_is_named():
     result = soak("--heap", 65536, "--calls", 10, check=False)
     assert result.returncode != 0
     assert "more than --heap 65536" in result.stderr
+
+
+def test_under_a_unix_port_when_one_is_given():
+    # `--micropython PATH` runs the soak under a unix-port binary (README's table of 32-bit 1.23 and
+    # 1.28 runs). None is built here: XZMEM_UNIX_MICROPYTHON names one when there is.
+    binary = os.environ.get("XZMEM_UNIX_MICROPYTHON")
+    if not binary:
+        pytest.skip("no unix MicroPython binary (XZMEM_UNIX_MICROPYTHON)")
+    out = json.loads(soak("--heap", 320 * 1024, "--calls", 200, "--micropython", binary).stdout)
+    assert (out["memory_errors"], out["sessions_lost"], out["leaked_sockets"]) == (0, 0, 0), out["first_problems"]
+    assert out["tool_errors"] == 0 and out["form"] == "mpy"
