@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from esp_images import ROOT
 
 SOAK_HEAP = 448 * 1024  # README: "the soak's heap"
