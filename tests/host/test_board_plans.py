@@ -209,6 +209,7 @@ def test_source_on_the_board_has_no_comments_and_keeps_its_lines():
     store = files["/lib/memory/store.py"].decode()
     original = (board.ROOT / "lib/memory/store.py").read_text(encoding="utf-8")
     assert "#" in original and not any(line.lstrip().startswith("#") for line in store.splitlines())
+    assert '"""' in original and '"""' not in store  # docstrings become ""
     assert len(store.splitlines()) == len(original.splitlines())
     for path, data in files.items():
         compile(data, path, "exec")

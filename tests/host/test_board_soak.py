@@ -21,6 +21,7 @@ def soak(*args, check=True):
                           capture_output=True, text=True, check=check, timeout=600)
 
 
+@pytest.mark.timeout(900)  # about a minute alone; much more on a machine busy with other work
 def test_a_thousand_mixed_calls_on_the_claimed_heap_lose_nothing():
     out = json.loads(soak("--heap", SOAK_HEAP, "--calls", 1000).stdout)
     assert (out["memory_errors"], out["sessions_lost"], out["leaked_sockets"]) == (0, 0, 0), out["first_problems"]
