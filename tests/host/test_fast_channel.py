@@ -986,3 +986,25 @@ def test_a_home_by_a_lake_where_one_grew_up_more_kin_and_jobs_study_abroad_and_a
 def test_taking_the_child_to_school_every_morning_at_a_clock_is_a_daily_schedule():
     writes = fast_channel("每天早上七点半送孩子上学", NOW)[1]
     assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-23 07:30", "daily")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i've got a hamster called nibbles", [("fact", "The user has a hamster called nibbles")]),
+    ("he's got a dentist appointment on friday at half past three", [("schedule", "a dentist appointment")]),
+    ("i've got to go to bed", []),
+    ("he has a nut allergy", [("fact", "He has a nut allergy")]),
+    ("me and my mum live in manchester", [("location", "Manchester")]),
+    ("my family and i live in ohio", [("location", "Ohio")]),
+    ("our house is in brooklyn", [("location", "Brooklyn")]),
+    ("thunderstorms scare me", [("dislike", "thunderstorms")]),
+    ("the dark really scares me", [("dislike", "the dark")]),
+    ("it scares me", []),
+    ("you scare me", []),
+])
+def test_have_got_a_home_said_with_others_or_as_a_house_an_allergy_noun_and_a_thing_that_scares(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_british_have_got_plan_keeps_its_day_and_clock():
+    writes = fast_channel("he's got a dentist appointment on friday at half past three", NOW)[1]
+    assert [(w["datetime"], w["repeat"]) for w in writes] == [("2026-11-27 15:30", "none")]

@@ -68,7 +68,7 @@ PATTERNS = {
         r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
         r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
-        r"|\bmy favou?rite\b",
+        r"|\bmy favou?rite\b|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
         re.I,
     ),
     "identity": re.compile(
@@ -256,7 +256,9 @@ _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                       # the home said as a thing: our house is in brooklyn, my home is in leeds
+                       r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
@@ -348,7 +350,10 @@ _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\b
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
-_FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
+_FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
+                      # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
+                      r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
+                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
@@ -498,12 +503,13 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_EN.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 8]):
-        place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
-        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(1):], re.I)
+        said = m.lastindex
+        place = _PLACE_STOP_EN.sub("", m.group(said)).strip()
+        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(said):], re.I)
         if called:  # "in a town called springfield": the town's name
             place = called.group(1)
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
-            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
+            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(said):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
         if (place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place)
@@ -579,7 +585,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
-        writes.extend(opslib.write("dislike", item) for item in _items(fear.group(1), zh))
+        writes.extend(opslib.write("dislike", item) for item in _items(fear.group(fear.lastindex), zh))
         return
     m = (_LIKE_ZH if zh else _LIKE_EN).search(clause)
     if not m:
@@ -670,7 +676,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)

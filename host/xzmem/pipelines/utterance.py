@@ -36,6 +36,9 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("my names", "my name's"),
 )] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name")]
 
+# British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
+_HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
+
 
 def normalise(text: str) -> str:
     """The line without hesitations, stutters and wake words; English contractions restored."""
@@ -56,6 +59,7 @@ def normalise(text: str) -> str:
     text = _STUTTER_EN.sub(r"\1", text)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
+    text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
@@ -77,7 +81,7 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
-    r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
+    r"|(?<!^me )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
     r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
