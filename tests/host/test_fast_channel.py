@@ -1008,3 +1008,26 @@ def test_have_got_a_home_said_with_others_or_as_a_house_an_allergy_noun_and_a_th
 def test_a_british_have_got_plan_keeps_its_day_and_clock():
     writes = fast_channel("he's got a dentist appointment on friday at half past three", NOW)[1]
     assert [(w["datetime"], w["repeat"]) for w in writes] == [("2026-11-27 15:30", "none")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we just moved to seattle", [("location", "Seattle")]),
+    ("i live with my dad in glasgow", [("location", "Glasgow")]),
+    ("i'm eight and a bit", [("age", "8")]),
+    ("she's really into horses", [("fact", "She is really into horses")]),
+    ("i like playing roblox with my friends", [("like", "playing roblox")]),
+    ("i like playing with my friends", [("like", "playing with my friends")]),
+    ("the best thing ever is ice cream", [("like", "ice cream")]),
+    ("the best thing ever is my mom", []),
+    ("i think sharks are so cool", [("like", "sharks")]),
+    ("i think i like cats", []),
+    ("i think boys are so cool", []),
+    ("i'm not a fan of carrots", [("dislike", "carrots")]),
+    ("i'm not a fan of you", []),
+    ("i have a little sister and her name is rosie", [("family", ("sister", "Rosie"))]),
+    ("i have a sister her name is rosie", [("family", ("sister", "Rosie"))]),
+    ("i have a little sister", []),
+    ("her name is rosie", []),
+])
+def test_moved_lived_with_someone_a_bit_into_companions_of_a_liking_cool_things_and_a_sister_named_next(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

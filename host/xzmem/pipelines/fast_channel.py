@@ -68,7 +68,7 @@ PATTERNS = {
         r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
         r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
-        r"|\bmy favou?rite\b|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
+        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
         re.I,
     ),
     "identity": re.compile(
@@ -242,7 +242,7 @@ _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
@@ -256,7 +256,8 @@ _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
+                      r"(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
                        # the home said as a thing: our house is in brooklyn, my home is in leeds
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
@@ -353,13 +354,19 @@ _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b
 _FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
-                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$", re.I)
+                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
+                      r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
-                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$", re.I)
+                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$"
+                           # the other way round: the best thing ever is ice cream
+                           r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
+                           # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
+                           r"|^(?:I think )?(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
+                           r"(?:so |really |super |very )?(?:cool|awesome|amazing)$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
@@ -595,6 +602,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
     if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
         value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
+        # "i like playing roblox with my friends": who it is done with is not the thing liked
+        alone = re.sub(r" with (?:my|our) (?:\w+ )?(?:friends?|family|mom|mum|dad|brother|sister|cousins?|grandma|grandpa)$",
+                       "", value, flags=re.I)
+        value = alone if " " in alone else value  # "playing with my friends" stays whole: playing alone says little
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
@@ -654,14 +665,17 @@ _PREDICATE_ZH = re.compile(
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
-_HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
-_PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
+_HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
+# "i have a little sister | her name is rosie": the sister is named in the next clause
+_HAVE_UNNAMED_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
+_PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
+    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
@@ -676,7 +690,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -775,6 +789,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = pronoun.group(0)
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
+    m = _HAVE_UNNAMED_EN.search(clause)
+    if m:
+        context["person"] = (m.group(1).lower().split()[-1], "")
+        return True
     m = _HAVE_PERSON_EN.search(clause)
     if m:
         relation, name = m.group(1).lower().split()[-1], _title(m.group(2))
@@ -793,7 +811,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     rest = clause[(m or pronoun).end():]
     if pronoun and not rest.startswith(("'s", " ")):
         return False
-    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " likes", " loves", " hates", " works",
+    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't")):
         return False
     known = context.get("person")

@@ -81,6 +81,7 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
+    r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
     r"|(?<!^me )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
@@ -187,8 +188,8 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
-                    re.I)
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think(?! [a-z]+s are (?:so |really |super |very )?(?:cool|awesome|amazing)$))\b",
+                    re.I)  # "i think sharks are so cool" is an opinion held, not a guess
 
 
 def sure(said: list[str]) -> list[str]:
