@@ -1031,3 +1031,13 @@ def test_a_british_have_got_plan_keeps_its_day_and_clock():
 ])
 def test_moved_lived_with_someone_a_bit_into_companions_of_a_liking_cool_things_and_a_sister_named_next(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我和爸爸妈妈住在武汉", [("location", "武汉")]),
+    ("我和奶奶一起住在乡下", [("location", "乡下")]),
+    ("我和妈妈住在一起", []),
+    ("我平时最喜欢画画", [("like", "画画")]),
+])
+def test_a_home_shared_with_kin_and_a_usual_liking(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
