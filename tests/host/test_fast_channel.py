@@ -1041,3 +1041,17 @@ def test_moved_lived_with_someone_a_bit_into_companions_of_a_liking_cool_things_
 ])
 def test_a_home_shared_with_kin_and_a_usual_liking(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm seven i'll be eight in june", [("age", "7")]),
+    ("we live near the beach in san diego", [("location", "San Diego")]),
+    ("we live near london", []),
+    ("i come from ireland", [("location", "Ireland")]),
+    ("i like to play tag at recess", [("like", "play tag")]),
+    ("spiders are gross", [("dislike", "spiders")]),
+    ("boys are gross", []),
+    ("i get scared of the dark", [("dislike", "the dark")]),
+])
+def test_a_future_age_a_home_near_something_in_a_town_where_a_liking_is_done_and_gross_things(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -68,7 +68,7 @@ PATTERNS = {
         r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
         r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
-        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
+        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing|gross|yucky|icky|disgusting)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
         re.I,
     ),
     "identity": re.compile(
@@ -257,7 +257,7 @@ _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太�
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
-                      r"(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                      r"(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
                        # the home said as a thing: our house is in brooklyn, my home is in leeds
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
@@ -351,14 +351,17 @@ _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\b
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
-_FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
+_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
                       r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
+                      # spiders are gross: a kind of thing (a plural), not people
+                      r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
-                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
+                           r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
                            r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$"
@@ -516,7 +519,7 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
         if called:  # "in a town called springfield": the town's name
             place = called.group(1)
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
-            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(said):], re.I)
+            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.start(said):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
         if (place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place)
@@ -603,9 +606,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
         value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
         # "i like playing roblox with my friends": who it is done with is not the thing liked
-        alone = re.sub(r" with (?:my|our) (?:\w+ )?(?:friends?|family|mom|mum|dad|brother|sister|cousins?|grandma|grandpa)$",
+        alone = re.sub(r" (?:with (?:my|our) (?:\w+ )?(?:friends?|family|mom|mum|dad|brother|sister|cousins?|grandma|grandpa)"
+                       r"|at (?:recess|playtime|break|lunch|school|home))$",
                        "", value, flags=re.I)
-        value = alone if " " in alone else value  # "playing with my friends" stays whole: playing alone says little
+        value = alone if " " in re.sub(r"^to ", "", alone) else value  # "playing with my friends" stays whole: playing alone says little
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing

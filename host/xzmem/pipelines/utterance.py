@@ -85,7 +85,7 @@ _CLAUSE_EN = re.compile(
     r"|(?<!^me )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
+    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
     r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
     r"|(?<=\w) (?=(?:he|she) (?:lives|likes|loves|works|goes|has|can|doesn't|is)\b))\s*",
