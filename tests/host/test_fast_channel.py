@@ -1055,3 +1055,13 @@ def test_a_home_shared_with_kin_and_a_usual_liking(text, expected):
 ])
 def test_a_future_age_a_home_near_something_in_a_town_where_a_liking_is_done_and_gross_things(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("hey it's me sam", [("name", "Sam")]),
+    ("hi it's me again", []),
+    ("hello it's me mommy", []),
+    ("hi i'm daddy", []),
+])
+def test_it_is_me_and_a_name_but_not_a_parent_saying_who_they_are(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
