@@ -1065,3 +1065,21 @@ def test_a_future_age_a_home_near_something_in_a_town_where_a_liking_is_done_and
 ])
 def test_it_is_me_and_a_name_but_not_a_parent_saying_who_they_are(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("bugs are scary", [("dislike", "bugs")]),
+    ("my favorite thing in the whole world is my bike", [("like", "my bike")]),
+    ("she's scared of dogs so please be gentle", [("fact", "She is scared of dogs")]),
+    ("she's scared", []),
+    ("i love it when we go to the beach", [("like", "when we go to the beach")]),
+    ("i hate it when we have to leave", []),
+    ("i love it when my dad tickles me", []),
+])
+def test_scary_things_a_long_favourite_a_parents_fear_of_the_child_and_a_family_outing_liked(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_weekday_said_with_mornings_in_the_plural_repeats_weekly():
+    writes = fast_channel("she's got ballet on saturday mornings at nine", NOW)[1]
+    assert [(w["content"], w["datetime"], w["repeat"]) for w in writes] == [("ballet", "2026-11-28 09:00", "weekly")]

@@ -68,7 +68,7 @@ PATTERNS = {
         r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
         r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
-        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing|gross|yucky|icky|disgusting)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
+        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing|gross|yucky|icky|disgusting|scary|creepy)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
         re.I,
     ),
     "identity": re.compile(
@@ -359,9 +359,9 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:s
                       r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
                       # spiders are gross: a kind of thing (a plural), not people
                       r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
-                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
@@ -605,8 +605,9 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
-    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
-        value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
+    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does);
+        # "i love it when we go to the beach": an outing the family takes
+        value = re.sub(r"^it when (?=(?:it|there)\b|we (?:go|get to go|visit)\b)", "when ", value, flags=re.I)
         # "i like playing roblox with my friends": who it is done with is not the thing liked
         alone = re.sub(r" (?:with (?:my|our) (?:\w+ )?(?:friends?|family|mom|mum|dad|brother|sister|cousins?|grandma|grandpa)"
                        r"|at (?:recess|playtime|break|lunch|school|home))$",
@@ -681,7 +682,7 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
-    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}"
+    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}|(?:'s| is) (?:really |very |so )?(?:scared|afraid) of [\w -]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
@@ -696,7 +697,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so )?(?:scared|afraid) of\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)

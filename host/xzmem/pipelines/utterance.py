@@ -77,7 +77,7 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
 _CLAUSE_EN = re.compile(
-    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
