@@ -1083,3 +1083,13 @@ def test_scary_things_a_long_favourite_a_parents_fear_of_the_child_and_a_family_
 def test_a_weekday_said_with_mornings_in_the_plural_repeats_weekly():
     writes = fast_channel("she's got ballet on saturday mornings at nine", NOW)[1]
     assert [(w["content"], w["datetime"], w["repeat"]) for w in writes] == [("ballet", "2026-11-28 09:00", "weekly")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we've just moved to leeds", [("location", "Leeds")]),
+    ("i'm in reception class", [("fact", "The user is in reception class")]),
+    ("我跟奶奶住在青岛", [("location", "青岛")]),
+    ("我跟妈妈住在一起", []),
+])
+def test_a_move_just_made_a_british_reception_class_and_a_home_shared_with_kin_said_with_gen(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

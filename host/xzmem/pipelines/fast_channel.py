@@ -247,7 +247,7 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:和(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:(?:和|跟)(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我(?:从小)?在([\u4e00-\u9fff]{{2,6}}?)长大(?:的)?$"
     rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
@@ -259,7 +259,7 @@ _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太�
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
-                      r"(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
                        # the home said as a thing: our house is in brooklyn, my home is in leeds
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
@@ -306,7 +306,7 @@ _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
                        r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I wear (?:glasses|braces|a hearing aid|hearing aids)$", re.I)
-_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b"
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
