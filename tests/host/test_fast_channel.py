@@ -1093,3 +1093,11 @@ def test_a_weekday_said_with_mornings_in_the_plural_repeats_weekly():
 ])
 def test_a_move_just_made_a_british_reception_class_and_a_home_shared_with_kin_said_with_gen(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm five but i'm almost six", [("age", "5")]),
+    ("i'm almost nine", [("age", "9")]),
+])
+def test_an_age_coming_up_after_but_does_not_correct_the_age_said(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

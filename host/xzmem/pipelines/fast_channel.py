@@ -1284,6 +1284,10 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         for op in ops:
             if op not in writes:
                 writes.append(op)
+    # i'm five but i'm almost six: the age coming up, said after "but", does not correct the age said
+    ages = [op for op in writes if op["type"] == "age"]
+    if len(ages) > 1 and re.search(r"\bbut (?:i'm|i am) (?:almost|nearly)\b", told, re.I):
+        writes.remove(ages[-1])
     # one child has one age, name, birthday…: said twice in one line, the later one corrects the
     # earlier (i'm four and a half no wait i'm five)
     last = {op["type"]: op for op in writes if op["type"] in _ONE_VALUE}
