@@ -1101,3 +1101,13 @@ def test_a_move_just_made_a_british_reception_class_and_a_home_shared_with_kin_s
 ])
 def test_an_age_coming_up_after_but_does_not_correct_the_age_said(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是四月二十号生日", [("birthday", "04-20")]),
+    ("我是四月二十号", []),
+    ("我们家就住在西安", [("location", "西安")]),
+    ("我家也住在南京", [("location", "南京")]),
+])
+def test_a_birthday_said_after_its_date_and_a_home_with_just_or_also(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
