@@ -1111,3 +1111,11 @@ def test_an_age_coming_up_after_but_does_not_correct_the_age_said(text, expected
 ])
 def test_a_birthday_said_after_its_date_and_a_home_with_just_or_also(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm really into pokemon right now", [("like", "pokemon")]),
+    ("i'm obsessed with minecraft at the moment", [("like", "minecraft")]),
+])
+def test_when_a_keen_liking_is_held_is_not_part_of_the_thing(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -573,6 +573,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        if not zh:  # i'm really into pokemon right now: when is not what
+            said = re.sub(r" (?:right now|at the moment|these days|now)$", "", said, flags=re.I) or said
         # "my favorite food is mac and cheese": one favourite is one thing; "favorites are" may be several
         one = not zh and favourite.group(1) is not None and not re.search(r"favou?rites\b", clause, re.I)
         if re.search(r"[这那](?:一|个|段|次|本|集)", said):
