@@ -1119,3 +1119,14 @@ def test_a_birthday_said_after_its_date_and_a_home_with_just_or_also(text, expec
 ])
 def test_when_a_keen_liking_is_held_is_not_part_of_the_thing(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my cousins live in canada", [("fact", "The user's cousins live in canada")]),
+    ("my kids are allergic to strawberries", [("fact", "The user's kids are allergic to strawberries")]),
+    ("my grandparents live with us", [("fact", "The user's grandparents live with us")]),
+    ("my friends live in the forest", []),
+    ("my cousins are coming today", []),
+])
+def test_several_kin_at_once_with_what_holds_for_all_of_them(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

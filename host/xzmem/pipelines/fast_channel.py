@@ -677,6 +677,10 @@ _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
 _HAVE_UNNAMED_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
+# Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
+_PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
+                        r"kids|children|sons|daughters|parents))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
+                        r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
@@ -812,6 +816,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         else:
             writes.append(opslib.write("fact", f"The user has a {m.group(1).lower()} called {name}"))
         context["person"] = (relation, name)
+        return True
+    m = _PEOPLE_EN.search(clause)
+    if m and not _TRANSIENT_EN.search(m.group(2)):
+        writes.append(opslib.write("fact", f"The user's {m.group(1).lower()}{m.group(2)}"))
         return True
     m = _PERSON_EN.search(clause)
     pronoun = None if m else _PRONOUN_EN.search(clause)
