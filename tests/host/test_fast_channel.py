@@ -986,3 +986,147 @@ def test_a_home_by_a_lake_where_one_grew_up_more_kin_and_jobs_study_abroad_and_a
 def test_taking_the_child_to_school_every_morning_at_a_clock_is_a_daily_schedule():
     writes = fast_channel("每天早上七点半送孩子上学", NOW)[1]
     assert [(w["type"], w["datetime"], w["repeat"]) for w in writes] == [("schedule", "2026-11-23 07:30", "daily")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i've got a hamster called nibbles", [("fact", "The user has a hamster called nibbles")]),
+    ("he's got a dentist appointment on friday at half past three", [("schedule", "a dentist appointment")]),
+    ("i've got to go to bed", []),
+    ("he has a nut allergy", [("fact", "He has a nut allergy")]),
+    ("me and my mum live in manchester", [("location", "Manchester")]),
+    ("my family and i live in ohio", [("location", "Ohio")]),
+    ("our house is in brooklyn", [("location", "Brooklyn")]),
+    ("thunderstorms scare me", [("dislike", "thunderstorms")]),
+    ("the dark really scares me", [("dislike", "the dark")]),
+    ("it scares me", []),
+    ("you scare me", []),
+])
+def test_have_got_a_home_said_with_others_or_as_a_house_an_allergy_noun_and_a_thing_that_scares(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_british_have_got_plan_keeps_its_day_and_clock():
+    writes = fast_channel("he's got a dentist appointment on friday at half past three", NOW)[1]
+    assert [(w["datetime"], w["repeat"]) for w in writes] == [("2026-11-27 15:30", "none")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we just moved to seattle", [("location", "Seattle")]),
+    ("i live with my dad in glasgow", [("location", "Glasgow")]),
+    ("i'm eight and a bit", [("age", "8")]),
+    ("she's really into horses", [("fact", "She is really into horses")]),
+    ("i like playing roblox with my friends", [("like", "playing roblox")]),
+    ("i like playing with my friends", [("like", "playing with my friends")]),
+    ("the best thing ever is ice cream", [("like", "ice cream")]),
+    ("the best thing ever is my mom", []),
+    ("i think sharks are so cool", [("like", "sharks")]),
+    ("i think i like cats", []),
+    ("i think boys are so cool", []),
+    ("i'm not a fan of carrots", [("dislike", "carrots")]),
+    ("i'm not a fan of you", []),
+    ("i have a little sister and her name is rosie", [("family", ("sister", "Rosie"))]),
+    ("i have a sister her name is rosie", [("family", ("sister", "Rosie"))]),
+    ("i have a little sister", []),
+    ("her name is rosie", []),
+])
+def test_moved_lived_with_someone_a_bit_into_companions_of_a_liking_cool_things_and_a_sister_named_next(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我和爸爸妈妈住在武汉", [("location", "武汉")]),
+    ("我和奶奶一起住在乡下", [("location", "乡下")]),
+    ("我和妈妈住在一起", []),
+    ("我平时最喜欢画画", [("like", "画画")]),
+])
+def test_a_home_shared_with_kin_and_a_usual_liking(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm seven i'll be eight in june", [("age", "7")]),
+    ("we live near the beach in san diego", [("location", "San Diego")]),
+    ("we live near london", []),
+    ("i come from ireland", [("location", "Ireland")]),
+    ("i like to play tag at recess", [("like", "play tag")]),
+    ("spiders are gross", [("dislike", "spiders")]),
+    ("boys are gross", []),
+    ("i get scared of the dark", [("dislike", "the dark")]),
+])
+def test_a_future_age_a_home_near_something_in_a_town_where_a_liking_is_done_and_gross_things(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("hey it's me sam", [("name", "Sam")]),
+    ("hi it's me again", []),
+    ("hello it's me mommy", []),
+    ("hi i'm daddy", []),
+])
+def test_it_is_me_and_a_name_but_not_a_parent_saying_who_they_are(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("bugs are scary", [("dislike", "bugs")]),
+    ("my favorite thing in the whole world is my bike", [("like", "my bike")]),
+    ("she's scared of dogs so please be gentle", [("fact", "She is scared of dogs")]),
+    ("she's scared", []),
+    ("i love it when we go to the beach", [("like", "when we go to the beach")]),
+    ("i hate it when we have to leave", []),
+    ("i love it when my dad tickles me", []),
+])
+def test_scary_things_a_long_favourite_a_parents_fear_of_the_child_and_a_family_outing_liked(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_weekday_said_with_mornings_in_the_plural_repeats_weekly():
+    writes = fast_channel("she's got ballet on saturday mornings at nine", NOW)[1]
+    assert [(w["content"], w["datetime"], w["repeat"]) for w in writes] == [("ballet", "2026-11-28 09:00", "weekly")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we've just moved to leeds", [("location", "Leeds")]),
+    ("i'm in reception class", [("fact", "The user is in reception class")]),
+    ("我跟奶奶住在青岛", [("location", "青岛")]),
+    ("我跟妈妈住在一起", []),
+])
+def test_a_move_just_made_a_british_reception_class_and_a_home_shared_with_kin_said_with_gen(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm five but i'm almost six", [("age", "5")]),
+    ("i'm almost nine", [("age", "9")]),
+])
+def test_an_age_coming_up_after_but_does_not_correct_the_age_said(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是四月二十号生日", [("birthday", "04-20")]),
+    ("我是四月二十号", []),
+    ("我们家就住在西安", [("location", "西安")]),
+    ("我家也住在南京", [("location", "南京")]),
+])
+def test_a_birthday_said_after_its_date_and_a_home_with_just_or_also(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm really into pokemon right now", [("like", "pokemon")]),
+    ("i'm obsessed with minecraft at the moment", [("like", "minecraft")]),
+])
+def test_when_a_keen_liking_is_held_is_not_part_of_the_thing(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my cousins live in canada", [("fact", "The user's cousins live in canada")]),
+    ("my kids are allergic to strawberries", [("fact", "The user's kids are allergic to strawberries")]),
+    ("my grandparents live with us", [("fact", "The user's grandparents live with us")]),
+    ("my friends live in the forest", []),
+    ("my cousins are coming today", []),
+])
+def test_several_kin_at_once_with_what_holds_for_all_of_them(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

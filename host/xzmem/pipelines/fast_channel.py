@@ -68,7 +68,7 @@ PATTERNS = {
         r"我(?:也|还|又|更|就)?(?:很|非常|特别|最|比较|超级?|真的|挺|一点都|一点也)?(?:喜欢|爱吃|爱喝|爱看|爱玩|爱听|爱|热爱|偏好|"
         r"讨厌|不喜欢|不爱|受不了|怕|不要|不想)"
         r"|\bI (?:really |also |do |totally )?(?:like|love|prefer|hate|dislike|enjoy|adore|can'?t stand|don'?t like)\b"
-        r"|\bmy favou?rite\b",
+        r"|\bmy favou?rite\b|\bare (?:so |really |super |very )?(?:cool|awesome|amazing|gross|yucky|icky|disgusting|scary|creepy)$|\b(?:scares?|frightens?|terrif(?:y|ies)) me$",
         re.I,
     ),
     "identity": re.compile(
@@ -237,15 +237,17 @@ _NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nicknam
                       r"|^(?:(?:you can|you could|please|just|and|so|hi|hello|hey) )*call me"
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
-_NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
+_NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me|it is me) "
+                            # hi i'm mommy: a parent saying who they are to the child, not a name
+                            r"(?!(?:mommy|mummy|mom|mum|mama|daddy|dad|papa|grandma|grandpa|nana|granny|grandad)$)([a-z][a-z'-]+)$", re.I)
 _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters)\b| now\b| last \w+$| this \w+$| today$)",
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
-    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
+    rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:就|也|都|一直都)?(?:(?:和|跟)(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
     rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我(?:从小)?在([\u4e00-\u9fff]{{2,6}}?)长大(?:的)?$"
     rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
@@ -256,7 +258,10 @@ _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
-_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we)(?: live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})", re.I)
+_PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
+                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                       # the home said as a thing: our house is in brooklyn, my home is in leeds
+                       r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
@@ -301,7 +306,7 @@ _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
                        r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I wear (?:glasses|braces|a hearing aid|hearing aids)$", re.I)
-_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+)\b"
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
@@ -319,7 +324,7 @@ _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|
                      r"horse)s?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
-_ADVERBS_ZH = r"(?:也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
+_ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
@@ -348,13 +353,25 @@ _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\b
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
-_FEAR_EN = re.compile(r"^I(?:'m| am) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,20}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
+                      # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
+                      r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
+                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
+                      # spiders are gross: a kind of thing (a plural), not people
+                      r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
+                      r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
-                           r"|^what I (?:like|love) (?:the )?(?:most|best) is (.{2,30})$"
+                           r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
-                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$", re.I)
+                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$"
+                           # the other way round: the best thing ever is ice cream
+                           r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
+                           # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
+                           r"|^(?:I think )?(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
+                           r"(?:so |really |super |very )?(?:cool|awesome|amazing)$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
@@ -402,7 +419,7 @@ def _birthday(clause: str) -> str | None:
         return _NAMED_DAYS[next(g for g in named.groups() if g).lower()]
     m = _BIRTHDAY_ZH.search(clause)
     if m:
-        if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的", clause):
+        if m.re is _BIRTHDAY_ZH and clause.startswith("我是") and not re.search("出生|生的|[日号]生日$", clause):
             return None
         year, month, day = m.group(1), zh_number(m.group(2)), zh_number(m.group(3))
     else:
@@ -452,7 +469,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         value = said[: stop.start()] if stop else said
         # 住得离学校很近: how, not where; 生在北京长在上海: two towns and no saying which is home
         if (value and not _NOT_A_TOWN.search(value) and (len(value) > 1 or "住在" in clause) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
-                and not re.search("长在|长大", said)):  # 住得离学校很近: how, not where
+                and not re.search("长在|长大", said) and not said.startswith("一起")):  # 住得离学校很近, 和妈妈住在一起: how, not where
             writes.append(opslib.write("location", value))
             # 我出生在广州现在住在北京: born in one town, living in another
             moved = re.search(r"(?:现在|后来|目前)(?:(?:住在|搬到了?|搬去了?)([\u4e00-\u9fff]{2,6}?)了?|在([\u4e00-\u9fff]{2,6}?)住)$", clause[clause.find(value, m.start()) + len(value):])
@@ -498,12 +515,13 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
             writes.append(opslib.write("age", str(age)))
     m = _PLACE_EN.search(clause)
     if m and not _NEGATED.search(clause[: m.start() + 8]):
-        place = _PLACE_STOP_EN.sub("", m.group(1)).strip()
-        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(1):], re.I)
+        said = m.lastindex
+        place = _PLACE_STOP_EN.sub("", m.group(said)).strip()
+        called = re.match(r"(?:a|the) (?:little |small |big )?(?:town|city|village|place) (?:called|named) ([a-z][\w'-]*)", clause[m.start(said):], re.I)
         if called:  # "in a town called springfield": the town's name
             place = called.group(1)
         if re.match(r"(?:a|an|the|my|our)\b", place, re.I):  # "in a big house in miami": the place is the last "in"
-            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.end(1):], re.I)
+            later = re.search(r"\bin ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause[m.start(said):], re.I)
             place = _PLACE_STOP_EN.sub("", later.group(1)).strip() if later else ""
         # "i'm from kindergarten", "we live at school": a place one goes to by day, not a home town
         if (place and place.lower() not in ("a", "the", "here", "there", "my", "our") and not _NOT_A_HOME_EN.search(place)
@@ -555,6 +573,8 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     favourite = (_FAVOURITE_ZH if zh else _FAVOURITE_EN).search(clause)
     if favourite:
         said = favourite.group(1) if zh else next(g for g in favourite.groups() if g)
+        if not zh:  # i'm really into pokemon right now: when is not what
+            said = re.sub(r" (?:right now|at the moment|these days|now)$", "", said, flags=re.I) or said
         # "my favorite food is mac and cheese": one favourite is one thing; "favorites are" may be several
         one = not zh and favourite.group(1) is not None and not re.search(r"favou?rites\b", clause, re.I)
         if re.search(r"[这那](?:一|个|段|次|本|集)", said):
@@ -579,7 +599,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         return
     fear = None if zh else _FEAR_EN.search(clause)
     if fear:
-        writes.extend(opslib.write("dislike", item) for item in _items(fear.group(1), zh))
+        writes.extend(opslib.write("dislike", item) for item in _items(fear.group(fear.lastindex), zh))
         return
     m = (_LIKE_ZH if zh else _LIKE_EN).search(clause)
     if not m:
@@ -587,8 +607,14 @@ def _preferences(clause: str, writes: list[dict]) -> None:
     verb = m.group(1).lower()
     kind = "dislike" if verb in _DISLIKE_VERBS or verb.startswith(("don't", "dont")) else "like"
     value = m.group(2) if zh else re.sub(r"^(?:(?:really|so|just) )?(?:like|love) ", "", m.group(2), flags=re.I)
-    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does)
-        value = re.sub(r"^it when (?=(?:it|there)\b)", "when ", value, flags=re.I)
+    if not zh:  # "i hate it when it rains": the "it" stands for the weather that follows (not for what a person does);
+        # "i love it when we go to the beach": an outing the family takes
+        value = re.sub(r"^it when (?=(?:it|there)\b|we (?:go|get to go|visit)\b)", "when ", value, flags=re.I)
+        # "i like playing roblox with my friends": who it is done with is not the thing liked
+        alone = re.sub(r" (?:with (?:my|our) (?:\w+ )?(?:friends?|family|mom|mum|dad|brother|sister|cousins?|grandma|grandpa)"
+                       r"|at (?:recess|playtime|break|lunch|school|home))$",
+                       "", value, flags=re.I)
+        value = alone if " " in re.sub(r"^to ", "", alone) else value  # "playing with my friends" stays whole: playing alone says little
     if _SUBCLAUSE_ZH.match(value) if zh else _SUBCLAUSE_EN.match(value):
         return  # 我喜欢的时候…, 我喜欢的话…: the verb opens a sub-clause, it names no liking
     if zh:  # 我吃不了香菜一吃就吐: what happens at a taste is the reason, not the thing
@@ -648,14 +674,21 @@ _PREDICATE_ZH = re.compile(
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
-_HAVE_PERSON_EN = re.compile(rf"^I have an? ({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
-_PRONOUN_EN = re.compile(r"^(?:she|he)\b", re.I)
+_HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
+# "i have a little sister | her name is rosie": the sister is named in the next clause
+_HAVE_UNNAMED_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
+# Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
+_PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
+                        r"kids|children|sons|daughters|parents))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
+                        r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
+_PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
+    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}|(?:'s| is) (?:really |very |so )?(?:scared|afraid) of [\w -]{2,30}"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
@@ -670,7 +703,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|intolerant|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so )?(?:scared|afraid) of\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -769,6 +802,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = pronoun.group(0)
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
+    m = _HAVE_UNNAMED_EN.search(clause)
+    if m:
+        context["person"] = (m.group(1).lower().split()[-1], "")
+        return True
     m = _HAVE_PERSON_EN.search(clause)
     if m:
         relation, name = m.group(1).lower().split()[-1], _title(m.group(2))
@@ -780,6 +817,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             writes.append(opslib.write("fact", f"The user has a {m.group(1).lower()} called {name}"))
         context["person"] = (relation, name)
         return True
+    m = _PEOPLE_EN.search(clause)
+    if m and not _TRANSIENT_EN.search(m.group(2)):
+        writes.append(opslib.write("fact", f"The user's {m.group(1).lower()}{m.group(2)}"))
+        return True
     m = _PERSON_EN.search(clause)
     pronoun = None if m else _PRONOUN_EN.search(clause)
     if not m and not pronoun:
@@ -787,7 +828,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     rest = clause[(m or pronoun).end():]
     if pronoun and not rest.startswith(("'s", " ")):
         return False
-    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " likes", " loves", " hates", " works",
+    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't")):
         return False
     known = context.get("person")
@@ -1253,6 +1294,10 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         for op in ops:
             if op not in writes:
                 writes.append(op)
+    # i'm five but i'm almost six: the age coming up, said after "but", does not correct the age said
+    ages = [op for op in writes if op["type"] == "age"]
+    if len(ages) > 1 and re.search(r"\bbut (?:i'm|i am) (?:almost|nearly)\b", told, re.I):
+        writes.remove(ages[-1])
     # one child has one age, name, birthday…: said twice in one line, the later one corrects the
     # earlier (i'm four and a half no wait i'm five)
     last = {op["type"]: op for op in writes if op["type"] in _ONE_VALUE}

@@ -71,7 +71,9 @@ _MONTH_EN = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july
 REPEAT_DAILY = re.compile(r"每天|(?<!叫)(?<!叫我)(?<!名)天天(?!的)|每日|每晚|每个?早上|每个?晚上|\bevery (?:day|night|morning|evening|afternoon)\b|\bdaily\b|\beach day\b", re.I)
 REPEAT_WEEKLY = re.compile(
     rf"每个?(?:周|星期|礼拜)|\bevery (?:week|weekend|{'|'.join(WEEKDAYS_EN)})\b|\bweekly\b|\beach (?:{'|'.join(WEEKDAYS_EN)})\b"
-    rf"|\bon (?:{'|'.join(WEEKDAYS_EN)})s\b", re.I)
+    rf"|\bon (?:{'|'.join(WEEKDAYS_EN)})s\b"
+    # on saturday mornings: a part of the day said in the plural comes back every week
+    rf"|\b(?:{'|'.join(WEEKDAYS_EN)}) (?:mornings|afternoons|evenings|nights)\b", re.I)
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
@@ -81,7 +83,7 @@ DAY_ZH = re.compile(
 DAY_EN = re.compile(
     rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
     rf"|new year'?s day)\b"
-    rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?\b|\b(?:this |next |every )?(weekend)\b"
+    rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:mornings|afternoons|evenings|nights)\b)\w+)?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$)",
     re.I,

@@ -36,6 +36,9 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("my names", "my name's"),
 )] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name")]
 
+# British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
+_HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
+
 
 def normalise(text: str) -> str:
     """The line without hesitations, stutters and wake words; English contractions restored."""
@@ -56,6 +59,7 @@ def normalise(text: str) -> str:
     text = _STUTTER_EN.sub(r"\1", text)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
+    text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
@@ -73,14 +77,15 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
 _CLAUSE_EN = re.compile(
-    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no)\b)"
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
-    r"|\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
+    r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
+    r"|(?<!^me )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
-    r"|(?<=\w) (?=(?:i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
+    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
     r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
     r"|(?<=\w) (?=(?:he|she) (?:lives|likes|loves|works|goes|has|can|doesn't|is)\b))\s*",
@@ -183,8 +188,8 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think)\b",
-                    re.I)
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think(?! [a-z]+s are (?:so |really |super |very )?(?:cool|awesome|amazing)$))\b",
+                    re.I)  # "i think sharks are so cool" is an opinion held, not a guess
 
 
 def sure(said: list[str]) -> list[str]:
