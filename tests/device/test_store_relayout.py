@@ -64,6 +64,27 @@ def _power_on(items, journal=None):
     return flash, lambda: Store(archiver=FakeArchive(), now=Clock(), journal=AckJournal(_JOURNAL) if journal else None)
 
 
+def _cut_at_each_write(items, journal=None, journal_payload=None):
+    """Boots cut at NVS write 1, 2, ... until one finishes; after each, the power comes back:
+    yields (cut, flash, boot) of that next power-on. `journal_payload` is written before each boot."""
+    cut = 1
+    while True:
+        if journal_payload is not None:
+            _write_journal(journal_payload)
+        flash, boot = _power_on(items, journal=journal)
+        flash.cut_power_at(cut)
+        try:
+            boot()
+            finished = True
+        except esp32.PowerCut:
+            finished = False
+        flash, boot = _power_on(flash.items, journal=journal)
+        yield cut, flash, boot
+        if finished:
+            return
+        cut += 1
+
+
 def _keys(flash):
     return sorted(i[1] for i in flash.items if i[0] == "xzmem")
 
@@ -106,24 +127,12 @@ class Relayout(unittest.TestCase):
 
     def test_power_cut_at_every_write_of_the_move_loses_nothing(self):
         items, want, top = _old_layout()
-        cut = 1
-        while True:
-            flash, boot = _power_on(items)
-            flash.cut_power_at(cut)
-            try:
-                boot()
-                finished = True
-            except esp32.PowerCut:
-                finished = False
-            flash, boot = _power_on(flash.items)  # the power comes back
+        for cut, flash, boot in _cut_at_each_write(items):
             store = boot()
             self.assertEqual(_snapshot(store), want, "cut at NVS write %d" % cut)
             self.assertEqual(_old_keys(flash), [], "cut at NVS write %d" % cut)
             self.assertEqual(store.stats()["corrupt_keys"], [])
             self.assertTrue(store._nv.next_id > top, "cut at NVS write %d: ids would repeat" % cut)
-            if finished:
-                break
-            cut += 1
         self.assertTrue(cut > 80, cut)  # 16 new keys, 74 old keys and the counter
 
     def test_journal_images_of_old_keys_land_in_the_new_layout(self):
@@ -150,25 +159,12 @@ class Relayout(unittest.TestCase):
         want["fact"][3]["content"] = "改过的事实"
         want["trait"].pop(2)
         want["schedule"][want["schedule"].index(event)]["content"] = "改过的日程"
-        cut = 1
-        while True:
-            _write_journal(payload)
-            flash, boot = _power_on(items, journal=True)
-            flash.cut_power_at(cut)
-            try:
-                boot()
-                finished = True
-            except esp32.PowerCut:
-                finished = False
-            flash, boot = _power_on(flash.items, journal=True)
+        for cut, flash, boot in _cut_at_each_write(items, journal=True, journal_payload=payload):
             store = boot()
             self.assertEqual(_snapshot(store), want, "cut at NVS write %d" % cut)
             self.assertEqual(_old_keys(flash), [], "cut at NVS write %d" % cut)
             flash, boot = _power_on(flash.items, journal=True)  # and once more, the journal cut by now
             self.assertEqual(_snapshot(boot()), want, "cut at NVS write %d" % cut)
-            if finished:
-                break
-            cut += 1
 
     def test_an_old_image_with_an_id_past_the_limit_is_set_aside_and_counted(self):
         items, want, top = _old_layout()
