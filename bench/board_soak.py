@@ -32,6 +32,7 @@ measured in a first run. largest_alloc is not read there.
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,8 @@ def main(argv=None):
     ap.add_argument("--micropython", help="a unix-port binary to run under instead of the WebAssembly port")
     ap.add_argument("--frozen", action="store_true", help="with --micropython: lib/memory is frozen into it")
     args = ap.parse_args(argv)
+    if args.micropython and not os.access(args.micropython, os.X_OK):
+        ap.error(f"--micropython {args.micropython}: no such program (a unix-port micropython binary)")
     if args.micropython:
         print(json.dumps(soak_unix(args.micropython, args.heap, args.calls, args.seed, args.frozen)))
     else:

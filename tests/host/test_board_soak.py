@@ -40,6 +40,13 @@ def test_a_heap_too_small_for_the_started_firmware_is_named():
     assert "more than --heap 65536" in result.stderr
 
 
+def test_a_unix_port_binary_that_is_not_there_is_named():
+    result = soak("--heap", 65536, "--micropython", "/nonexistent/micropython", check=False)
+    assert result.returncode == 2
+    assert "--micropython /nonexistent/micropython: no such program" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_under_a_unix_port_when_one_is_given():
     # `--micropython PATH` runs the soak under a unix-port binary (README's table of 32-bit 1.23 and
     # 1.28 runs). None is built here: XZMEM_UNIX_MICROPYTHON names one when there is.
