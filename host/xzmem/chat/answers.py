@@ -39,6 +39,30 @@ _RELATIONS_ZH = re.compile(r"(妈妈|爸爸|母亲|父亲|老婆|妻子|老公|�
 _RELATIONS_EN = re.compile(r"\bmy (mom|mother|dad|father|wife|husband|son|daughter|brother|sister|grandma|grandpa|family)\b", re.I)
 
 
+_PROFILE_QUESTIONS = ((_ASK_NAME, "name"), (_ASK_AGE, "age"), (_ASK_PLACE, "location"), (_ASK_BIRTHDAY, "birthday"))
+# Per profile field, (zh, en) of (the answer with the value, the answer without one).
+_PROFILE_ANSWERS = {
+    "name": (("你叫{}。", "你还没告诉我你的名字。"), ("Your name is {}.", "You haven't told me your name yet.")),
+    "age": (("你{}岁。", "你还没告诉我你的年龄。"), ("You are {}.", "You haven't told me how old you are.")),
+    "location": (("你住在{}。", "你还没告诉我你住在哪里。"),
+                 ("You live in {}.", "You haven't told me where you live.")),
+    "birthday": (("你的生日是{}。", "你还没告诉我你的生日。"),
+                 ("Your birthday is {}.", "You haven't told me your birthday.")),
+}
+# Per preference list, (zh, en) of (the answer's start, the answer without any).
+_LIST_ANSWERS = {
+    "likes": (("你喜欢", "你还没告诉我你喜欢什么。"), ("You like ", "You haven't told me what you like.")),
+    "dislikes": (("你不喜欢", "你还没告诉我你不喜欢什么。"), ("You don't like ", "You haven't told me what you don't like.")),
+}
+
+
+def _listed(items: list[str] | None, zh: bool, kind: str) -> str:
+    start, none = _LIST_ANSWERS[kind][0 if zh else 1]
+    if not items:
+        return none
+    return start + ("、" if zh else ", ").join(items) + ("。" if zh else ".")
+
+
 def describe_write(op: dict[str, Any], zh: bool = True) -> str:
     """`喜欢 打篮球`, `日程 2026-11-23 15:00 开会（每周）`: one remembered item, for the user."""
     labels = _LABELS_ZH if zh else _LABELS_EN
@@ -113,32 +137,14 @@ def answer_from_overview(question: str, overview: dict[str, Any]) -> str | None:
     if _ASK_ALL.search(question):
         return _everything(overview, zh)
     if _ASK_DISLIKES.search(question):
-        dislikes = prefs.get("dislikes") or []
-        if zh:
-            return "你不喜欢" + "、".join(dislikes) + "。" if dislikes else "你还没告诉我你不喜欢什么。"
-        return "You don't like " + ", ".join(dislikes) + "." if dislikes else "You haven't told me what you don't like."
-    if _ASK_NAME.search(question):
-        if zh:
-            return f"你叫{profile['name']}。" if profile.get("name") else "你还没告诉我你的名字。"
-        return f"Your name is {profile['name']}." if profile.get("name") else "You haven't told me your name yet."
-    if _ASK_AGE.search(question):
-        if zh:
-            return f"你{profile['age']}岁。" if profile.get("age") else "你还没告诉我你的年龄。"
-        return f"You are {profile['age']}." if profile.get("age") else "You haven't told me how old you are."
-    if _ASK_PLACE.search(question):
-        if zh:
-            return f"你住在{profile['location']}。" if profile.get("location") else "你还没告诉我你住在哪里。"
-        return f"You live in {profile['location']}." if profile.get("location") else "You haven't told me where you live."
-    if _ASK_BIRTHDAY.search(question) and not _ASK_SCHEDULE.search(question):
-        if zh:
-            return f"你的生日是{profile['birthday']}。" if profile.get("birthday") else "你还没告诉我你的生日。"
-        return (f"Your birthday is {profile['birthday']}." if profile.get("birthday")
-                else "You haven't told me your birthday.")
+        return _listed(prefs.get("dislikes"), zh, "dislikes")
+    for ask, field in _PROFILE_QUESTIONS:
+        # A birthday question that names a schedule ("my birthday plans") is about the schedule.
+        if ask.search(question) and not (field == "birthday" and _ASK_SCHEDULE.search(question)):
+            known, unknown = _PROFILE_ANSWERS[field][0 if zh else 1]
+            return known.format(profile[field]) if profile.get(field) else unknown
     if _ASK_LIKES.search(question):
-        likes = prefs.get("likes") or []
-        if zh:
-            return "你喜欢" + "、".join(likes) + "。" if likes else "你还没告诉我你喜欢什么。"
-        return "You like " + ", ".join(likes) + "." if likes else "You haven't told me what you like."
+        return _listed(prefs.get("likes"), zh, "likes")
     if _ASK_SCHEDULE.search(question):
         return _schedules(overview, zh)
     return None
