@@ -927,7 +927,7 @@ def test_a_weekly_deed_of_someone_else_is_theirs_unless_it_takes_the_user_along(
      [("游泳", "2026-11-23 09:00"), ("奶奶家", "2026-11-23 15:00")]),
     ("tomorrow we're going to the zoo and on saturday i have a birthday party",
      [("zoo", "2026-11-23 09:00"), ("party", "2026-11-28 09:00")]),
-    ("she has gymnastics every tuesday and thursday at five", [("gymnastics", "2026-11-24 17:00")]),
+    ("she has gymnastics every tuesday and thursday at five", [("gymnastics", "2026-11-24 17:00"), ("gymnastics", "2026-11-26 17:00")]),
 ])
 def test_two_plans_in_one_line_are_two_schedules_the_second_on_the_first_ones_day(text, expected):
     schedules = [w for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"]
@@ -1130,3 +1130,50 @@ def test_when_a_keen_liking_is_held_is_not_part_of_the_thing(text, expected):
 ])
 def test_several_kin_at_once_with_what_holds_for_all_of_them(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def _plans(writes):
+    return [(w["type"], w["content"], w["datetime"], w["repeat"]) if w["type"] == "schedule" else (w["type"], w["content"])
+            for w in writes]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("每周二和周四下午五点有游泳课", [("schedule", "有游泳课", "2026-11-24 17:00", "weekly"),
+                                   ("schedule", "有游泳课", "2026-11-26 17:00", "weekly")]),
+    ("每周一三五晚上七点练钢琴", [("schedule", "练钢琴", f"2026-11-{d} 19:00", "weekly") for d in (23, 25, 27)]),
+    ("she has swimming on tuesdays and thursdays at 5pm", [("schedule", "swimming", "2026-11-24 17:00", "weekly"),
+                                                           ("schedule", "swimming", "2026-11-26 17:00", "weekly")]),
+    ("周五六点去游泳", [("schedule", "去游泳", "2026-11-27 18:00", "none")]),  # 六点 is a clock, not a Saturday
+    ("周日天气很好", []),
+])
+def test_several_weekdays_said_at_once_give_one_plan_per_day(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我不吃香菜", [("dislike", "香菜")]),
+    ("我从来不喝牛奶", [("dislike", "牛奶")]),
+    ("我不吃了", []),
+    ("我不吃饭", []),  # a meal refused now
+    ("我不吃药", []),
+])
+def test_a_food_always_refused_is_a_dislike_a_meal_refused_now_is_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i'm Zoe and i love horses", [("name", "Zoe"), ("like", "horses")]),
+    ("I'm Chinese", []),
+    ("i'm tired and i love horses", [("like", "horses")]),
+])
+def test_a_capitalised_name_after_im_introduces_the_child(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text", ["what do i like to eat", "what is my favorite food", "where do i live"])
+def test_a_question_word_and_its_auxiliary_stay_one_question(text):
+    assert fast_channel(text, NOW)[1] == []
+
+
+def test_a_parent_asking_the_companion_to_wake_the_child_is_a_daily_reminder():
+    assert _plans(fast_channel("每天早上七点叫他起床", NOW)[1]) == [("schedule", "起床", "2026-11-23 07:00", "daily")]

@@ -25,6 +25,7 @@ from xzmem.pipelines.spoken_time import (
     DAY_EN,
     DAY_ZH,
     MONTHS_EN,
+    WEEKDAYS_EN,
     ZH_NUM,
     ImpossibleDate,
     en_number,
@@ -217,6 +218,11 @@ _INTRO = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:已经|才|快)?{ZH_
                     r"|\bi(?:'m| am) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
                     r"|\bi live in\b|\bi(?:'m| am) from\b|\bmy birthday\b", re.I)
 _NAME_INTRO_EN = re.compile(r"^(?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
+# "i'm Zoe" with the name written capitalised (as speech recognition writes names) is an introduction
+# on its own; a nationality or a faith is not a name
+_CAPITALISED_NAME_EN = re.compile(r"^(?:[iI]'m|[iI] am) (?!(?:American|British|English|Chinese|Japanese|Korean|Mexican|Canadian|"
+                                  r"Australian|Indian|French|German|Spanish|Italian|Irish|Scottish|Welsh|Russian|Jewish|"
+                                  r"Muslim|Christian|Catholic|Hindu|Buddhist)$)[A-Z][a-z'-]+$")
 _GREETING_ZH = re.compile(r"你好|您好|哈喽|哈罗|嗨|大家好|介绍|认识一下|\b(?:hi|hello|hey)\b", re.I)
 _NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
@@ -350,7 +356,9 @@ _LIKE_EN = re.compile(
 _PEER_ZH = re.compile(r"(?:男生|女生|男孩子?|女孩子?|男同学|女同学|同学|小哥哥|小姐姐)$|^(?:我们|隔壁|他们|她们)?班(?:上|里)?的")
 _KIN_LIKED = re.compile(rf"^(?:我的?|我们家的?)?(?:{_KIN_ZH})$|^(?:my |our )?(?:{_KIN_EN})s?$", re.I)
 _PEER_EN = re.compile(r"\b(?:a|the|this|that|one|some) (?:boy|girl|guy|kid)\b|\bsome(?:one|body)\b|\bin my class\b", re.I)
-_TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,6}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
+# 我不吃香菜, 我从来不喝牛奶: a food always refused is a dislike (not a meal or a medicine refused now)
+_REFUSES_ZH = re.compile(r"^我(?:从来|从小就|一直|平时|都|也|就|根本)*不(吃|喝)(?!饭|东西|这|那|药|早|午|晚|零食|了|啦|它|你)([\u4e00-\u9fff]{1,5}?)(?:的)?$")
+_TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,8}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
 _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
@@ -493,7 +501,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
 
 
 def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> None:
-    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause) or (_NAME_INTRO_EN.search(clause) if introduced else None)
+    m = _NAME_EN.search(clause) or _NAME_HELLO_EN.search(clause) or (_NAME_INTRO_EN.search(clause) if introduced or _CAPITALISED_NAME_EN.match(clause) else None)
     if m and m.re is _NAME_INTRO_EN and _NOT_A_NAME_WORD.search(m.group(1).lower()):
         m = None  # i'm excited, i'm hungry…: a state, not a name
     if m:
@@ -591,6 +599,10 @@ def _preferences(clause: str, writes: list[dict]) -> None:
         verb = re.sub("[吃喝看玩]$", "", verb)
         kind = "like" if verb in ("喜欢", "爱") else "dislike"
         writes.extend(opslib.write(kind, item) for item in _items(thing, zh) if not _KIN_LIKED.match(item))
+        return
+    refuses = _REFUSES_ZH.match(clause) if zh else None
+    if refuses and not refuses.group(2).endswith(("了", "啦", "呢", "吧")):
+        writes.append(opslib.write("dislike", refuses.group(2)))
         return
     taste = _TASTE_ZH.match(clause) if zh else None
     if taste and not re.match(r"[这那你它今昨明]", taste.group(1)):  # 胡萝卜最难吃了: a thing judged by taste
@@ -909,9 +921,9 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|学(?=[\u4e00-\u9fff])|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
@@ -938,7 +950,7 @@ _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得�
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
     r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
-    r"|^让(?:他|她|孩子|宝宝)"
+    r"|^让(?:他|她|孩子|宝宝)|^叫(?:醒)?(?:他|她|孩子|宝宝)(?=起)"
     r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
     r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
     re.I,
@@ -1266,6 +1278,30 @@ _PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名
                          r"|^(?:(?:and )?(?:its|his|her) name is|(?:and )?(?:it|he|she)(?:'s| is) (?:called|named)) ([a-z][a-z'-]+)$", re.I)
 
 
+# Several weekdays said at once (每周二和周四, 周一三五, every tuesday and thursday): one plan per day.
+_DAY_LIST_ZH = re.compile(r"((?:每个?|这个?|下个?)?(?:周|星期|礼拜))([一二三四五六日天])"
+                          r"((?:(?:和|跟|、|还有|，|,)(?:周|星期|礼拜)?[一二三四五六日天]|[一二三四五六日](?![点时岁个十年月号次分块]))+)")
+_DAYS_EN = "|".join(WEEKDAYS_EN)
+_DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
+
+
+def each_day(sentence: str) -> list[str]:
+    """The sentence once per weekday it lists, or as it is when it lists none."""
+    m = _DAY_LIST_ZH.search(sentence)
+    if m:
+        days = [m.group(2)] + re.findall(r"[一二三四五六日天]", m.group(3))
+        pieces = [m.group(1) + d for d in dict.fromkeys("日" if d == "天" else d for d in days)]
+    else:
+        m = _DAY_LIST_EN.search(sentence)
+        if not m:
+            return [sentence]
+        days = [m.group(2)] + re.findall(rf"\b(?:{_DAYS_EN})", m.group(4), re.I)
+        pieces = [m.group(1) + d + m.group(3) for d in dict.fromkeys(d.lower() for d in days)]
+    if len(pieces) < 2:
+        return [sentence]
+    return [sentence[:m.start()] + piece + sentence[m.end():] for piece in pieces]
+
+
 _ONE_VALUE = ("name", "age", "gender", "birthday")  # a location may be two: born in one place, living in another
 
 
@@ -1280,7 +1316,7 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
     for signal in signals:
         by_sentence.setdefault(signal.sentence, []).append(signal)
     context: dict = {}
-    for sentence in sentences(told):
+    for sentence in (each for said in sentences(told) for each in each_day(said)):
         if (QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I)
                 and not _asks_back(clauses(sentence))):
             continue  # "你需要休息吗？" asks; it states nothing to store

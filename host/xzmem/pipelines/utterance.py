@@ -46,6 +46,7 @@ def normalise(text: str) -> str:
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
         text = _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text))
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
@@ -108,7 +109,8 @@ _TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说�
 
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
 # A piece that cannot stand alone: a greeting, or the auxiliary that opens a question ("do" | "i have…").
-_GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:do|does|did|can|could|will|would|should|shall|may|what|when|where|why|how|who)$", re.I)
+_GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:(?:what|when|where|why|how|who|which) )?"
+                       r"(?:do|does|did|can|could|will|would|should|shall|may|what|when|where|why|how|who)$", re.I)
 
 
 # A piece ending in a word that needs its clause after it ("i don't like when" | "it's dark").
