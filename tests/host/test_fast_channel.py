@@ -1177,3 +1177,21 @@ def test_a_question_word_and_its_auxiliary_stay_one_question(text):
 
 def test_a_parent_asking_the_companion_to_wake_the_child_is_a_daily_reminder():
     assert _plans(fast_channel("每天早上七点叫他起床", NOW)[1]) == [("schedule", "起床", "2026-11-23 07:00", "daily")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("哎呀不是明天是后天去动物园", [("schedule", "去动物园", "2026-11-24 09:00", "none")]),
+    ("嗯我记错了我们家在上海不在苏州", [("location", "上海")]),
+    ("no no my sister's name is Emma", [("family", "sister Emma")]),
+])
+def test_a_correction_keeps_only_what_is_right(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我特别怕黑晚上不敢一个人睡", [("dislike", "黑")]),
+    ("我不喜欢吃苦瓜太苦了", [("dislike", "吃苦瓜")]),
+    ("我喜欢喜羊羊不喜欢灰太狼", [("like", "喜羊羊"), ("dislike", "灰太狼")]),
+])
+def test_a_reason_after_the_thing_liked_is_not_part_of_it(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -111,6 +111,9 @@ _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
+# Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡)
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+                        r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
                  "什么都", "所有", "一切", "今天", "明天", "昨天", "现在", "这里", "这儿", "today", "tonight"}
@@ -129,6 +132,7 @@ def _items(value: str, zh: bool) -> list[str]:
 def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
     if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
+        value = _REASON_ZH.split(value)[0] or value
         return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", value)
     return value[3:] if value.lower().startswith("to ") else value

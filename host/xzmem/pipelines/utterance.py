@@ -40,6 +40,13 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
 _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
 
 
+# 不是明天是后天去动物园: the day or hour said wrong is dropped, the right one opens the plan
+_DAY_CORRECTED_ZH = re.compile(r"^(?:哎呀|哦|啊)?不是(?:今天|明天|后天|大后天|[这下]?个?(?:周|星期|礼拜)[一二三四五六日天末]"
+                               r"|(?:早上|上午|中午|下午|晚上)?[\d一二两三四五六七八九十]{1,3}点半?)[，,\s]*是(?=[\u4e00-\u9fff\d])")
+# "no my name is emma", "sorry i live in boston": the leading no is the correction's, not the statement's
+_NO_LEAD_EN = re.compile(r"^(?:no|nope|sorry|oops|wait)\b[,.!]?\s+(?=(?:my|i|i'm|it's|we|we're)\b)", re.I)
+
+
 def normalise(text: str) -> str:
     """The line without hesitations, stutters and wake words; English contractions restored."""
     text = _KEEP_THIS.sub("", text.strip())
@@ -47,6 +54,7 @@ def normalise(text: str) -> str:
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
+        text = _DAY_CORRECTED_ZH.sub("", text)
         text = _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text))
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
@@ -58,6 +66,7 @@ def normalise(text: str) -> str:
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = _STUTTER_EN.sub(r"\1", text)
+    text = _NO_LEAD_EN.sub("", text)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
     text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
@@ -73,7 +82,7 @@ _CLAUSE_ZH = re.compile(
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
-    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])"
+    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])"
     r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
@@ -97,7 +106,7 @@ _CLAUSE_EN = re.compile(
 _CONTRAST_EN = re.compile(r"(?<=\s)not\b", re.I)
 _NEGATED_VERB = {"do", "does", "did", "is", "am", "are", "was", "were", "i'm", "can", "could", "would", "will", "should",
                  "have", "has", "had", "really", "just", "and", "or", "but", "i", "it's", "it", "if", "why", "not"}
-_CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|怕)")
+_CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|在|怕)")
 _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一")
 # A segment that is only a person (我爸爸, 我的好朋友): the 不 after it is that person's.
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
