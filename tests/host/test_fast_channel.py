@@ -1195,3 +1195,25 @@ def test_a_correction_keeps_only_what_is_right(text, expected):
 ])
 def test_a_reason_after_the_thing_liked_is_not_part_of_it(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我有两个哥哥大哥叫明明二哥叫亮亮", [("family", ("大哥", "明明")), ("family", ("二哥", "亮亮"))]),
+    ("小猪佩奇有个弟弟叫乔治", []),  # a cartoon's family, not the child's
+])
+def test_kin_named_in_turn_without_pauses(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we live in Chicago in an apartment", [("location", "Chicago")]),
+    ("hi this is Ella's mom she just turned four", [("fact", "She just turned four")]),
+    ("he's terrified of dogs", [("fact", "He is terrified of dogs")]),
+])
+def test_homes_ages_and_fears_said_in_more_ways(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_both_weekend_days_are_two_weekly_plans():
+    assert _plans(fast_channel("周末两天上午都有画画课", NOW)[1]) == [
+        ("schedule", "有画画课", "2026-11-28 09:00", "weekly"), ("schedule", "有画画课", "2026-11-29 09:00", "weekly")]

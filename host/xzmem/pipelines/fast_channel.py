@@ -274,7 +274,8 @@ _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
-_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though)\b.*$", re.I)
+_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though"
+                            r"|in (?:a|an|the|our|my|this)|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
@@ -704,7 +705,8 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
-    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}|(?:'s| is) (?:really |very |so )?(?:scared|afraid) of [\w -]{2,30}"
+    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}|(?:'s| is) (?:really |very |so )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
+    r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})"
     r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
@@ -719,7 +721,8 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so )?(?:scared|afraid) of\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so )?(?:scared|afraid|terrified|frightened) of\b"
+                      r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -845,7 +848,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and not rest.startswith(("'s", " ")):
         return False
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
-                                                                  " lives", " goes", " can", " doesn't")):
+                                                                  " lives", " goes", " can", " doesn't", " just turned",
+                                                                  " turned")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1128,7 +1132,7 @@ def _with_value(op: dict, value: str) -> dict | None:
 
 # A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
 _PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
-_PARENT_EN = re.compile(r"^(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
+_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? )?(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
 
 
 # What a role does next in play: an intention said right after claiming the role
@@ -1291,6 +1295,9 @@ _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:
 
 def each_day(sentence: str) -> list[str]:
     """The sentence once per weekday it lists, or as it is when it lists none."""
+    both = re.search(r"(?:每个?)?周末(?:的)?两天", sentence)  # 周末两天都有画画课: Saturday and Sunday, each week
+    if both:
+        return [sentence[:both.start()] + day + sentence[both.end():] for day in ("每周六", "每周日")]
     m = _DAY_LIST_ZH.search(sentence)
     if m:
         days = [m.group(2)] + re.findall(r"[一二三四五六日天]", m.group(3))

@@ -83,6 +83,8 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
     r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])"
+    # 我有两个哥哥大哥叫明明二哥叫亮亮: each of them named in turn
+    r"|(?:(?<=哥哥|姐姐|弟弟|妹妹)|(?<=叫[\u4e00-\u9fff]{2}))(?=(?:大哥|二哥|三哥|大姐|二姐|三姐|哥哥|姐姐|弟弟|妹妹)叫(?![我你他她]))"
     r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
@@ -98,7 +100,7 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
     r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
-    r"|(?<=\w) (?=(?:he|she) (?:lives|likes|loves|works|goes|has|can|doesn't|is)\b))\s*",
+    r"|(?<=\w) (?=(?:he|she) (?:just |recently )?(?:lives|likes|loves|works|goes|has|can|doesn't|is|turned)\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
