@@ -1217,3 +1217,16 @@ def test_homes_ages_and_fears_said_in_more_ways(text, expected):
 def test_both_weekend_days_are_two_weekly_plans():
     assert _plans(fast_channel("周末两天上午都有画画课", NOW)[1]) == [
         ("schedule", "有画画课", "2026-11-28 09:00", "weekly"), ("schedule", "有画画课", "2026-11-29 09:00", "weekly")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("chocolate ice cream is the best", [("like", "chocolate ice cream")]),
+    ("my mom is the best", []),
+    ("broccoli is yucky", [("dislike", "broccoli")]),
+    ("this is yucky", []),
+    ("i like cats not dogs", [("like", "cats"), ("dislike", "dogs")]),
+    ("actually my favorite color is green not blue", [("like", "green")]),  # blue was the wrong favourite, not a dislike
+    ("i got a new baby sister her name is Rose", [("family", ("sister", "Rose"))]),
+])
+def test_likings_dislikes_and_a_new_sister_said_the_way_children_say_them(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

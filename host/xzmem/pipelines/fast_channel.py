@@ -373,6 +373,9 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:s
                       # spiders are gross: a kind of thing (a plural), not people
                       r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
+                      # broccoli is yucky: one kind of food or thing
+                      r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+) is "
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
@@ -380,6 +383,9 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
                            r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$"
+                           # chocolate ice cream is the best: a thing (two or three words, no person, no capital) is the best
+                           r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy|mum|school|today)\b)"
+                           r"([a-z]+ [a-z]+(?: [a-z]+)?) (?:is|are) the best(?: ever)?$"
                            # the other way round: the best thing ever is ice cream
                            r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
                            # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
@@ -693,7 +699,7 @@ _TRANSIENT_ZH = re.compile(r"今天|最近|这几天|这两天|这阵子|昨天|
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
-_HAVE_UNNAMED_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
+_HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
 # Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
 _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
                         r"kids|children|sons|daughters|parents))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
@@ -1259,10 +1265,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 context["speaker"], context["speaker"])
             ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
                    if op["type"] == "name" else op for op in ops]
-        # "i like dogs but not cats": the negated tail of a liking is a dislike
+        # "i like dogs but not cats", "i like cats not dogs": the negated tail of a liking is a dislike
         m = re.match(r"^not (.{2,30})$", clause, re.I)
         if (not ops and m and previous and all(op["type"] == "like" for op in previous)
-                and re.search(rf"\bbut {re.escape(clause)}", sentence, re.I)):
+                and re.search(rf"\b{re.escape(clause)}$", sentence, re.I) and not re.search(r"favou?rite", sentence, re.I)):
             ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
         previous = ops or previous
         for op in ops:
