@@ -1230,3 +1230,19 @@ def test_both_weekend_days_are_two_weekly_plans():
 ])
 def test_likings_dislikes_and_a_new_sister_said_the_way_children_say_them(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是一年级二班的", [("fact", "主人是一年级二班的")]),
+    ("我们家有一条金毛叫大黄", [("fact", "主人家有一条金毛叫大黄")]),
+    ("我表姐叫欢欢她在上大学", [("family", ("表姐", "欢欢")), ("fact", "主人的表姐欢欢在上大学")]),
+    ("我讨厌下雨天不能出去玩", [("dislike", "下雨天")]),
+    ("我们玩警察抓小偷我当警察", []),
+])
+def test_school_classes_dog_breeds_names_ending_in_huan_and_play_without_a_ba(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_weekdays_run_together_and_a_pickup_are_one_plan_per_day():
+    assert _plans(fast_channel("每周三周五下午四点接她放学", NOW)[1]) == [
+        ("schedule", "接她放学", "2026-11-25 16:00", "weekly"), ("schedule", "接她放学", "2026-11-27 16:00", "weekly")]

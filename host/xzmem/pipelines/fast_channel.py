@@ -111,8 +111,8 @@ _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
-# Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡)
-_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+# Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
@@ -290,7 +290,7 @@ _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|空姐|律师|程�
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
-_SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_SCHOOL_ZH = re.compile(r"^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
@@ -299,7 +299,7 @@ _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
-    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
+    r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
 )
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
             r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
@@ -323,7 +323,7 @@ _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kinder
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
 _SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
-_ANIMALS_ZH = "狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
+_ANIMALS_ZH = "金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
 _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
@@ -1294,7 +1294,8 @@ _PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名
 
 # Several weekdays said at once (每周二和周四, 周一三五, every tuesday and thursday): one plan per day.
 _DAY_LIST_ZH = re.compile(r"((?:每个?|这个?|下个?)?(?:周|星期|礼拜))([一二三四五六日天])"
-                          r"((?:(?:和|跟|、|还有|，|,)(?:周|星期|礼拜)?[一二三四五六日天]|[一二三四五六日](?![点时岁个十年月号次分块]))+)")
+                          r"((?:(?:和|跟|、|还有|，|,)?(?:周|星期|礼拜)[一二三四五六日天]|(?:和|跟|、|还有|，|,)[一二三四五六日天]"
+                          r"|[一二三四五六日](?![点时岁个十年月号次分块]))+)")
 _DAYS_EN = "|".join(WEEKDAYS_EN)
 _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
 

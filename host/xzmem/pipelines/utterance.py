@@ -82,7 +82,7 @@ _CLAUSE_ZH = re.compile(
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
-    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])"
+    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])|(?<=的)(?=现在住)"
     # 我有两个哥哥大哥叫明明二哥叫亮亮: each of them named in turn
     r"|(?:(?<=哥哥|姐姐|弟弟|妹妹)|(?<=叫[\u4e00-\u9fff]{2}))(?=(?:大哥|二哥|三哥|大姐|二姐|三姐|哥哥|姐姐|弟弟|妹妹)叫(?![我你他她]))"
     r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
@@ -114,7 +114,7 @@ _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又�
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
                     "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
@@ -143,7 +143,8 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
-        if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and before not in _TAKES_OBJECT and before not in "我你他她它"
+        takes_object = before in _TAKES_OBJECT and not (before == "欢" and part[i - 2:i - 1] != "喜")  # 叫欢欢她…: a name's 欢
+        if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and not takes_object and before not in "我你他她它"
                 and not (before in "在到" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
                 and not (part[i - 2:i] == "孩子" and part[i + 1:i + 2] in "爸妈")):  # 孩子他爸: the child's father
             cuts.append(i)
@@ -283,7 +284,7 @@ _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|ro
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
-    r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
+    r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|我是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
