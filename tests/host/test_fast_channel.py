@@ -1246,3 +1246,18 @@ def test_school_classes_dog_breeds_names_ending_in_huan_and_play_without_a_ba(te
 def test_weekdays_run_together_and_a_pickup_are_one_plan_per_day():
     assert _plans(fast_channel("每周三周五下午四点接她放学", NOW)[1]) == [
         ("schedule", "接她放学", "2026-11-25 16:00", "weekly"), ("schedule", "接她放学", "2026-11-27 16:00", "weekly")]
+
+
+def test_a_range_of_weekdays_is_a_weekly_plan_on_each_of_them():
+    assert _plans(fast_channel("周一到周五早上七点半叫她起床", NOW)[1]) == [
+        ("schedule", "起床", f"2026-11-{d} 07:30", "weekly") for d in range(23, 28)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("不对是星期六不是星期天去爬山", [("schedule", "去爬山", "2026-11-28 09:00", "none")]),
+    ("next tuesday is picture day", [("schedule", "picture day", "2026-11-24 09:00", "none")]),
+    ("no i'm not five anymore i'm six now", [("age", "6")]),
+    ("i'm seven already", [("age", "7")]),
+])
+def test_days_and_ages_said_with_a_correction_or_a_now(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -253,8 +253,8 @@ _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me
 _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
-_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-][a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| last \w+$| this \w+$| today$)",
+_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b)[a-z]+)?)"
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| already$| last \w+$| this \w+$| today$)",
                      re.I)
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:就|也|都|一直都)?(?:(?:和|跟)(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
@@ -954,7 +954,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
                       r"|^the day after tomorrow is\b"
                       # next friday is my school play: a day, then what happens on it
-                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:my|our|the|his|her) (?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
+                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
@@ -1020,7 +1020,7 @@ def _todo_content(text: str) -> str:
     else:
         body = re.sub(r"\b(?:please )?remind (?:me|him|her|us)(?: to)?\b|\bplease\b", "", body, flags=re.I).strip(" ,")
         body = re.sub(r"^(?:the )?(?:morning|afternoon|evening|night)\s+", "", body, flags=re.I)
-        body = re.sub(r"^to\s+", "", body, flags=re.I)
+        body = re.sub(r"^(?:to|is|are)\s+", "", body, flags=re.I)  # "next tuesday is picture day": the day's event
     return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
 
@@ -1296,6 +1296,8 @@ _PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名
 _DAY_LIST_ZH = re.compile(r"((?:每个?|这个?|下个?)?(?:周|星期|礼拜))([一二三四五六日天])"
                           r"((?:(?:和|跟|、|还有|，|,)?(?:周|星期|礼拜)[一二三四五六日天]|(?:和|跟|、|还有|，|,)[一二三四五六日天]"
                           r"|[一二三四五六日](?![点时岁个十年月号次分块]))+)")
+_DAY_RANGE_ZH = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日])(?:到|至)(?:周|星期|礼拜)?([一二三四五六日])")
+_WEEKDAY_ORDER = "一二三四五六日"
 _DAYS_EN = "|".join(WEEKDAYS_EN)
 _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
 
@@ -1305,6 +1307,11 @@ def each_day(sentence: str) -> list[str]:
     both = re.search(r"(?:每个?)?周末(?:的)?两天", sentence)  # 周末两天都有画画课: Saturday and Sunday, each week
     if both:
         return [sentence[:both.start()] + day + sentence[both.end():] for day in ("每周六", "每周日")]
+    span = _DAY_RANGE_ZH.search(sentence)  # 周一到周五: every day between, each week
+    if span:
+        first, last = (_WEEKDAY_ORDER.index(span.group(i)) for i in (1, 2))
+        if first < last:
+            return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + sentence[span.end():] for d in range(first, last + 1)]
     m = _DAY_LIST_ZH.search(sentence)
     if m:
         days = [m.group(2)] + re.findall(r"[一二三四五六日天]", m.group(3))

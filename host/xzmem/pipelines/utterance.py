@@ -43,6 +43,9 @@ _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b"
 # 不是明天是后天去动物园: the day or hour said wrong is dropped, the right one opens the plan
 _DAY_CORRECTED_ZH = re.compile(r"^(?:哎呀|哦|啊)?不是(?:今天|明天|后天|大后天|[这下]?个?(?:周|星期|礼拜)[一二三四五六日天末]"
                                r"|(?:早上|上午|中午|下午|晚上)?[\d一二两三四五六七八九十]{1,3}点半?)[，,\s]*是(?=[\u4e00-\u9fff\d])")
+# 是星期六不是星期天去爬山: the day denied right after the right one is dropped
+_DAY_NOT_ZH = re.compile(r"(?:(?<=周[一二三四五六日天])|(?<=星期[一二三四五六日天])|(?<=礼拜[一二三四五六日天])|(?<=[今明后]天))"
+                         r"不是(?:(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天|大后天)")
 # "no my name is emma", "sorry i live in boston": the leading no is the correction's, not the statement's
 _NO_LEAD_EN = re.compile(r"^(?:no|nope|sorry|oops|wait)\b[,.!]?\s+(?=(?:my|i|i'm|it's|we|we're)\b)", re.I)
 
@@ -55,6 +58,7 @@ def normalise(text: str) -> str:
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
         text = _DAY_CORRECTED_ZH.sub("", text)
+        text = _DAY_NOT_ZH.sub("", text)
         text = _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text))
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
