@@ -4,6 +4,7 @@ from datetime import datetime
 
 import pytest
 from xzmem.pipelines.fast_channel import detect_high_signals, fast_channel, parse_when
+from xzmem.pipelines.utterance import normalise
 
 NOW = datetime(2026, 11, 22, 10, 0)  # a Sunday
 
@@ -1261,3 +1262,51 @@ def test_a_range_of_weekdays_is_a_weekly_plan_on_each_of_them():
 ])
 def test_days_and_ages_said_with_a_correction_or_a_now(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("然后圣诞节那天我们全家要去滑雪", [("schedule", "我们全家要去滑雪", "2026-12-25 09:00", "none")]),
+    ("we are going to grandmas on christmas day", [("schedule", "we are going to grandmas", "2026-12-25 09:00", "none")]),
+    ("每年十二月三号是她姥姥生日 记得提醒她给姥姥打电话", [("schedule", "给姥姥打电话", "2026-12-03 09:00", "yearly")]),
+    ("一月二十号我们就放寒假了", [("schedule", "我们就放寒假", "2027-01-20 09:00", "none")]),
+    ("每天晚上九点你提醒我喝一杯牛奶好不好", [("schedule", "喝一杯牛奶", "2026-11-22 21:00", "daily")]),
+    ("every saturday me and my dad go to parkrun", [("schedule", "me and my dad go to parkrun", "2026-11-28 09:00", "weekly")]),
+    ("i'm going to be a pirate for halloween", []),
+])
+def test_holidays_yearly_reminders_and_requests_put_as_questions(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是小女生", [("gender", "女")]),
+    ("我是男子汉 我不哭", [("gender", "男")]),
+    ("我不住在奶奶家 我住在自己家", []),
+    ("i dont live at my nans i live at home", []),
+    ("嗯我不喜欢吃香菜香菜臭臭的", [("dislike", "吃香菜")]),
+    ("我最喜欢的是蓝鲸啦刚才说成鲨鱼了", [("like", "蓝鲸")]),
+    ("我喜欢紫色然后还有黄色", [("like", "紫色"), ("like", "黄色")]),
+    ("他有点挑食 不爱吃蔬菜", []),  # a parent's he: not the child's own dislike
+    ("现在开始我是医生你生病了张嘴啊", []),
+    ("我当老板你来买东西", []),
+    ("if she asks no she cant have a puppy", []),
+])
+def test_gender_words_homes_that_are_no_town_repeated_things_and_play(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my nans called pat she makes the best scones", ("nan", "Pat")),
+    ("sorry thats wrong my daughters name is charlotte not charlie", ("daughter", "Charlotte")),
+    ("um my uncle is called dave and he lives in ireland", ("uncle", "Dave")),
+])
+def test_names_of_kin_said_without_apostrophes_or_after_a_correction(text, expected):
+    assert _short(fast_channel(text, NOW)[1])[0] == ("family", expected)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我爸爸爸爸天天加班很晚才回家", "我爸爸天天加班很晚才回家"),
+    ("i really like bluey its my favourite show", "i really like bluey it's my favourite show"),
+    ("孩子姥爷叫马国强", "我姥爷叫马国强"),
+])
+def test_stutters_missing_apostrophes_and_a_parents_kin_words_are_tidied(text, expected):
+    assert normalise(text) == expected

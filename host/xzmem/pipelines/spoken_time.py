@@ -74,15 +74,16 @@ REPEAT_WEEKLY = re.compile(
     rf"|\bon (?:{'|'.join(WEEKDAYS_EN)})s\b"
     # on saturday mornings: a part of the day said in the plural comes back every week
     rf"|\b(?:{'|'.join(WEEKDAYS_EN)}) (?:mornings|afternoons|evenings|nights)\b", re.I)
+REPEAT_YEARLY = re.compile(r"每年|\bevery year\b|\beach year\b|\byearly\b", re.I)
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
-    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
+    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦|平安夜|圣诞节|圣诞|儿童节|国庆节|劳动节|情人节|妇女节)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
     rf"|(?:({ZH_NUM})月)?({ZH_NUM})[日号]"
 )
 DAY_EN = re.compile(
     rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
-    rf"|new year'?s day)\b"
+    rf"|new year'?s day|new year'?s eve|christmas eve|christmas day|christmas|halloween|valentine'?s day)\b"
     rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:mornings|afternoons|evenings|nights)\b)\w+)?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$)",
@@ -165,7 +166,7 @@ def _day_zh(m: re.Match, today: date) -> tuple[date, int | None]:
     """(day, weekday or None) for a Chinese day word."""
     if m.group(1):
         word = m.group(1)
-        if word in ("月底", "元旦"):
+        if word == "月底" or word in _HOLIDAYS:
             return _named_day(today, word), None
         offset = {"今天": 0, "今晚": 0, "今早": 0, "明天": 1, "明晚": 1, "明早": 1, "后天": 2, "大后天": 3}[word]
         return today + timedelta(days=offset), None
@@ -202,10 +203,18 @@ def _month_day(today: date, month: int | None, dom: int | None, said: str) -> da
     return candidate
 
 
+# Holidays on a fixed day of the year, said instead of a date (圣诞节那天, on christmas eve)
+_HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳动节": (5, 1), "儿童节": (6, 1), "国庆节": (10, 1),
+             "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25), "new year's day": (1, 1), "new years day": (1, 1),
+             "valentine's day": (2, 14), "valentines day": (2, 14), "halloween": (10, 31), "christmas eve": (12, 24),
+             "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31), "new years eve": (12, 31)}
+
+
 def _named_day(today: date, word: str) -> date:
-    """The end of this month (月底, the end of the month) or New Year's Day (元旦), the next one from today."""
-    if word in ("元旦", "new year's day", "new years day"):
-        return date(today.year + 1, 1, 1)
+    """The end of this month (月底, the end of the month) or a holiday (元旦, christmas), the next one from today."""
+    if word in _HOLIDAYS:
+        day = date(today.year, *_HOLIDAYS[word])
+        return day if day >= today else date(today.year + 1, *_HOLIDAYS[word])
     first_of_next = date(today.year + today.month // 12, today.month % 12 + 1, 1)
     return first_of_next - timedelta(days=1)
 
@@ -213,7 +222,7 @@ def _named_day(today: date, word: str) -> date:
 def _day_en(m: re.Match, today: date) -> tuple[date, int | None]:
     if m.group(1):
         word = m.group(1).lower()
-        if "end of" in word or word.startswith("new year"):
+        if "end of" in word or word in _HOLIDAYS:
             return _named_day(today, word), None
         offset = 2 if word == "the day after tomorrow" else 1 if word == "tomorrow" else 0
         return today + timedelta(days=offset), None
@@ -236,6 +245,8 @@ def repeat_of(sentence: str) -> str:
         return "weekly"
     if REPEAT_MONTHLY.search(sentence):
         return "monthly"
+    if REPEAT_YEARLY.search(sentence):
+        return "yearly"
     return "none"
 
 

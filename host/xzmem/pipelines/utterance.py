@@ -17,6 +17,7 @@ _STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
                         r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
 _STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff])\1+")
+_STUTTER_KIN_ZH = re.compile(r"(爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|姥姥|姥爷|外公|外婆)\1+")
 # A name said one character at a time (王 子 涵) is one word.
 _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
@@ -33,8 +34,11 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
+    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super)", "it's "),
+    ("birthdays (?=on|is|in)", "birthday's "),
     ("my names", "my name's"),
-)] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name")]
+)] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
+      (re.compile(r"\b((?:my|our) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
 _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
@@ -57,9 +61,11 @@ def normalise(text: str) -> str:
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
+        text = re.sub(r"(?:^|(?<=\s))孩子(?:的)?(?=姥爷|姥姥|外公|外婆|爷爷|奶奶|舅舅|姑姑|小姨|阿姨|叔叔)", "我", text)  # 孩子姥爷: the child's
         text = _DAY_CORRECTED_ZH.sub("", text)
         text = _DAY_NOT_ZH.sub("", text)
-        text = _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text))
+        text = re.sub(r"然后(?=还有)", "", text)  # 我喜欢紫色然后还有黄色: one list, not a new clause
+        text = _STUTTER_KIN_ZH.sub(r"\1", _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text)))
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", text)
         text = _STUTTER_ZH.sub(r"\1", text)
@@ -98,13 +104,15 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
-    r"|(?<!^me )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
+    r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
     r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
-    r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b)"
-    r"|(?<=\w) (?=we (?:both|all|go|are|have|live)\b)"
-    r"|(?<=\w) (?=(?:he|she) (?:just |recently )?(?:lives|likes|loves|works|goes|has|can|doesn't|is|turned)\b))\s*",
+    r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b|(?:it's|they're)\b)"
+    r"|(?<=\w) (?=my \w+ (?:likes|loves|hates|lives|works|plays|goes)\b)"
+    r"|(?<=\w) (?=we (?:both|all|go|are|have|live|don't)\b)"
+    r"|(?<=\w) (?=(?:he|she) (?:just |recently |also |really )?(?:[a-z]+s|can|doesn't|won't|turned)\b|(?:he's|she's)\b)"
+    r"|(?<=\bwrong) (?=(?:my|i|i'm|it's)\b))\s*",
     re.I,
 )
 # Where a new clause starts inside a run of Chinese with no punctuation: before 不 that opens a
@@ -113,12 +121,12 @@ _CONTRAST_EN = re.compile(r"(?<=\s)not\b", re.I)
 _NEGATED_VERB = {"do", "does", "did", "is", "am", "are", "was", "were", "i'm", "can", "could", "would", "will", "should",
                  "have", "has", "had", "really", "just", "and", "or", "but", "i", "it's", "it", "if", "why", "not"}
 _CONTRAST_ZH = re.compile(r"不(?:是|叫|喜欢|爱|住|在|怕)")
-_NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一")
+_NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又更却才一别")  # 别: 特别不爱
 # A segment that is only a person (我爸爸, 我的好朋友): the 不 after it is that person's.
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接着逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
                     "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
@@ -201,7 +209,9 @@ _ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好
 
 
 def asks_all(sentence: str) -> bool:
-    """Whether a whole sentence is one question, its clauses included."""
+    """Whether a whole sentence is one question, its clauses included (你提醒我…好不好 is a request)."""
+    if _REQUEST.search(sentence) and not re.search(r"什么|几点|哪|谁", sentence):
+        return False
     return bool(HAN.search(sentence)) and not re.search(r"[\s，,]", sentence) and bool(_ASK_END_ZH.search(sentence))
 
 
@@ -287,12 +297,12 @@ _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|ro
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
-    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你当|^现在我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
+    r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你(?:当|来)|^(?:从)?现在(?:开始)?我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
     r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|我是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
-    r"|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|\bif (?:she|he|they)\b|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
