@@ -1225,7 +1225,7 @@ def test_both_weekend_days_are_two_weekly_plans():
     ("my mom is the best", []),
     ("broccoli is yucky", [("dislike", "broccoli")]),
     ("this is yucky", []),
-    ("i like cats not dogs", [("like", "cats"), ("dislike", "dogs")]),
+    ("i like cats not dogs", [("like", "cats")]),  # a preference, not a dislike; "but not dogs" is one
     ("actually my favorite color is green not blue", [("like", "green")]),  # blue was the wrong favourite, not a dislike
     ("i got a new baby sister her name is Rose", [("family", ("sister", "Rose"))]),
 ])
@@ -1310,3 +1310,15 @@ def test_names_of_kin_said_without_apostrophes_or_after_a_correction(text, expec
 ])
 def test_stutters_missing_apostrophes_and_a_parents_kin_words_are_tidied(text, expected):
     assert normalise(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("im not into pink anymore i like green now", [("dislike", "pink"), ("like", "green")]),
+    ("hes crazy about trains", [("fact", "He is crazy about trains")]),
+    ("hes five and hes in reception", [("fact", "He is five"), ("fact", "He is in reception")]),
+    ("she just turned nine last week", [("fact", "She just turned nine last week")]),
+    ("my baby sisters name is poppy shes only one", [("family", ("sister", "Poppy")), ("fact", "The user's baby sister Poppy is only one")]),
+    ("he goes to st marys primary", [("fact", "He goes to st marys primary")]),
+])
+def test_what_a_parent_or_child_says_of_likings_school_and_ages_in_more_ways(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -380,7 +380,8 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:s
                       # broccoli is yucky: one kind of food or thing
                       r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+) is "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
-                      r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$", re.I)
+                      r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
+                      r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
@@ -712,12 +713,16 @@ _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
-    r"|(?:'s| is) (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"|(?:'s| is) (?:only |just |nearly |almost )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
-    r"|(?:'s| is) (?:really |so |super )?into [\w -]{2,30}|(?:'s| is) (?:really |very |so )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
-    r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})"
-    r"|(?:'s| is) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
+    r"|(?:'s| is) (?:really |so |super )?(?:into|crazy about|obsessed with|mad about) [\w -]{2,30}"
+    r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
+    r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
+    r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
+    r"| goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b[\w ]{0,20}"
+    r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
+    r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
@@ -731,7 +736,10 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so )?(?:scared|afraid|terrified|frightened) of\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism"
+                      r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
+                      r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
@@ -1271,10 +1279,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 context["speaker"], context["speaker"])
             ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
                    if op["type"] == "name" else op for op in ops]
-        # "i like dogs but not cats", "i like cats not dogs": the negated tail of a liking is a dislike
+        # "i like dogs but not cats": the negated tail of a liking is a dislike ("football not rugby" only prefers)
         m = re.match(r"^not (.{2,30})$", clause, re.I)
         if (not ops and m and previous and all(op["type"] == "like" for op in previous)
-                and re.search(rf"\b{re.escape(clause)}$", sentence, re.I) and not re.search(r"favou?rite", sentence, re.I)):
+                and re.search(rf"\bbut {re.escape(clause)}", sentence, re.I)):
             ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
         previous = ops or previous
         for op in ops:
