@@ -1322,3 +1322,20 @@ def test_stutters_missing_apostrophes_and_a_parents_kin_words_are_tidied(text, e
 ])
 def test_what_a_parent_or_child_says_of_likings_school_and_ages_in_more_ways(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("不是不是我叫唐果你刚刚听错了", [("name", "唐果")]),
+    ("我爸爸不叫李刚 叫李钢 钢铁的钢", [("family", ("爸爸", "李钢"))]),
+    ("我姐姐叫思琪不对是思淇三点水的淇", [("family", ("姐姐", "思淇"))]),
+    ("我叫欣欣 开心的心 不对 是欣欣向荣的欣", [("name", "欣欣")]),  # the same name, its character said again
+    ("然后我外婆不住在苏州她住在那个无锡", [("fact", "主人的外婆住在无锡")]),
+    ("他快七岁了 还在上幼儿园大班", [("fact", "他快七岁了"), ("fact", "他还在上幼儿园大班")]),
+])
+def test_corrections_of_names_and_homes_keep_only_what_is_right(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_lesson_moved_to_a_new_time_is_a_plan_at_that_time():
+    assert _plans(fast_channel("明天的钢琴课改到下午四点了 不是三点", NOW)[1]) == [
+        ("schedule", "钢琴课", "2026-11-23 16:00", "none")]

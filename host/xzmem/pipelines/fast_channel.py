@@ -780,7 +780,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
                         and "我" not in re.sub(r"(?<=[在到])我(?:们)?家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
-                        and not re.search(r"[的是在也都很就还了会要有和跟说]", beside)):
+                        and not re.search(r"[的是在也都很就还了会要有和跟说不没]", beside)):
                     writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我们家', '主人家').replace('我', '主人')}"))
                     context["person"] = (relation, beside)
                     return True
@@ -838,6 +838,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             return bool(pronoun.group(0))
         else:
             subject = pronoun.group(0)
+            context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
     m = _HAVE_UNNAMED_EN.search(clause)
@@ -950,7 +951,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
@@ -1029,6 +1030,7 @@ def _todo_content(text: str) -> str:
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)[哦呀啊吧]*", "", body)
         body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
+        body = re.sub(r"^的|(?:改到|改成|改在|挪到|推到)了?$", "", body)  # 明天的钢琴课改到四点: the lesson
         body = re.sub(r"^[，,\s]*(?:那天|的时候)?", "", body).strip(" ，,")
         body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
     else:
@@ -1131,6 +1133,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 _DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
+_SPELLED_AFTER_ZH = re.compile(r"^(是|叫)([\u4e00-\u9fff]{2,3}?)[\u4e00-\u9fff]{1,4}的([\u4e00-\u9fff])$")
 _FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
@@ -1236,6 +1239,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             continue
         if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
             clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
+        elif clause.startswith("叫") and i and "不叫" in parts[i - 1]:
+            clause = parts[i - 1].split("不叫")[0] + clause  # 我爸爸不叫李刚 | 叫李钢: still the father
         elif clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
             before = parts[i - 1]
             if _NEGATED.search(before):
@@ -1248,6 +1253,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         denied = _DENIED_EN.match(parts[i - 1]) if i else None
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
+        spelled = _SPELLED_AFTER_ZH.match(clause) if retracted else None
+        if spelled and spelled.group(3) in spelled.group(2):
+            clause = spelled.group(1) + spelled.group(2)  # 是思淇三点水的淇: the new name, its character explained after it
         fixed = _FIXED.match(clause)
         after = parts[i + 1] if i + 1 < len(parts) else ""
         if (_ROLE_ZH.search(clause) or _ROLE_EN.search(clause)) and _ACTS_IN_PLAY.match(after):
