@@ -1339,3 +1339,35 @@ def test_corrections_of_names_and_homes_keep_only_what_is_right(text, expected):
 def test_a_lesson_moved_to_a_new_time_is_a_plan_at_that_time():
     assert _plans(fast_channel("明天的钢琴课改到下午四点了 不是三点", NOW)[1]) == [
         ("schedule", "钢琴课", "2026-11-23 16:00", "none")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我喜欢我喜欢奥特曼还有那个汪汪队", [("like", "奥特曼"), ("like", "汪汪队")]),
+    ("我现在喜欢的是紫色 以前喜欢粉色", [("like", "紫色")]),
+    ("小智小智我跟你说我最喜欢的水果是榴莲嘿嘿", [("like", "榴莲")]),
+    ("我不喜欢那个那个吃苦瓜好苦", [("dislike", "吃苦瓜")]),
+    ("我不喜欢上那个英语课英语课好无聊", [("dislike", "上英语课")]),
+    ("胡萝卜和芹菜我都不吃", [("dislike", "胡萝卜"), ("dislike", "芹菜")]),
+    ("我是不是跟你说过我喜欢恐龙", []),  # asks whether it was said
+    ("我生日是五月呃五月二十号不是五月十二号", [("birthday", "05-20")]),
+    ("我家小猫不叫咪咪 叫花卷", [("fact", "主人家小猫叫花卷")]),
+    ("我住在那个朝阳区啊不是是海淀区北京海淀区", [("location", "海淀区")]),
+    ("我爸爸不是医生啦 他是牙医", [("fact", "主人的爸爸是牙医")]),
+    ("我有一个弟弟他叫乐乐乐乐今年三岁", [("family", ("弟弟", "乐乐")), ("fact", "主人的弟弟乐乐今年三岁")]),
+])
+def test_asr_runs_with_stutters_fillers_and_corrections_in_the_middle(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天下午四点 哦不对是四点半 要去上画画课", [("schedule", "去上画画课", "2026-11-23 16:30", "none")]),
+    ("下午两点半两点半叫我一下我要看那个熊出没", [("schedule", "看熊出没", "2026-11-22 14:30", "none")]),
+    ("每个月一号和十五号提醒我们给狗狗驱虫", [("schedule", "给狗狗驱虫", "2026-12-01 09:00", "monthly"),
+                                       ("schedule", "给狗狗驱虫", "2026-12-15 09:00", "monthly")]),
+    ("嗯那个不是周三是周四周四下午三点半带她去打针", [("schedule", "带她去打针", "2026-11-26 15:30", "none")]),
+    ("钢琴课这次改到周五下午四点了", [("schedule", "钢琴课这次", "2026-11-27 16:00", "none")]),
+    ("周六下午三点他同学过生日要去参加生日会", [("schedule", "他同学过生日要去参加生日会", "2026-11-28 15:00", "none")]),
+    ("十二月二十五号圣诞节 我要去商场看圣诞老人", [("schedule", "去商场看圣诞老人", "2026-12-25 09:00", "none")]),
+])
+def test_plans_said_with_corrections_repeats_and_two_days_of_the_month(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -112,7 +112,7 @@ _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
-_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
@@ -133,13 +133,20 @@ def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
     if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
         value = _REASON_ZH.split(value)[0] or value
-        said_twice = re.match(r"^((?:吃|喝|玩|看|坐)?)([\u4e00-\u9fff]{2,4}?)\2", value)
+        value = re.sub(r"^那个|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", value)  # 上那个英语课: a filler inside
+        said_twice = re.match(r"^(.*?([\u4e00-\u9fff]{2,4}))\2", value)  # 吃香菜香菜臭臭的, 上英语课英语课好无聊
         if said_twice:
-            value = said_twice.group(1) + said_twice.group(2)
+            value = said_twice.group(1)
         value = re.split(r"[啦呀嘛](?=[\u4e00-\u9fff]{2})", value)[0]
         return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", value)
     return value[3:] if value.lower().startswith("to ") else value
+
+
+def _said_once(place: str) -> str:
+    """海淀区北京海淀区: a place said again with its city is the place."""
+    again = re.match(r"^([\u4e00-\u9fff]{2,4}?)[\u4e00-\u9fff]{0,4}?\1$", place)
+    return again.group(1) if again else place
 
 
 def _title(name: str) -> str:
@@ -344,12 +351,12 @@ _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜�
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
-_FAVOURITE_ZH = re.compile(r"^我(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
+_FAVOURITE_ZH = re.compile(r"^我(?:现在|平时)?(?:最)?(?:喜欢|爱)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(?:我的)?(.{1,16})$")
 # the same said the other way round or of what is disliked: 恐龙是我最喜欢的, 我最不爱吃的就是茄子, 茄子是我最讨厌的
 _LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌|害怕|怕)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
 # the thing said first, then who likes it: 草莓我最爱吃了, 青椒我最讨厌了
 _TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|那|这|你|他|她|它|嗨|哈|嗯|啊|哦|呃|好|对|是|不|没|还|也|就|我)([\u4e00-\u9fff]{{1,8}}?)我{_ADVERBS_ZH}"
-                             r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
+                             r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|不吃|不喝|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
 # 我一看到蛇就害怕: a fear of what is seen is a dislike
 _FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
 _INTERESTED_ZH = re.compile(r"^我(?:一直)?对([\u4e00-\u9fff]{1,8}?)(?:特别|很|非常|超级|超|最|比较)?(?:感兴趣|有兴趣)$")  # 我对恐龙特别感兴趣
@@ -491,6 +498,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         said = next(g for g in m.groups() if g)
         stop = _PLACE_STOP.search(said, 1)
         value = said[: stop.start()] if stop else said
+        value = _said_once(value)
         # 住得离学校很近: how, not where; 生在北京长在上海: two towns and no saying which is home
         if (value and not _NOT_A_TOWN.search(value) and (len(value) > 1 or "住在" in clause) and not _NOT_A_TOWN.search(said) and value[0] not in "得的了着"
                 and not re.search("长在|长大", said) and not said.startswith("一起")):  # 住得离学校很近, 和妈妈住在一起: how, not where
@@ -678,7 +686,7 @@ _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
-_OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察]"
+_OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
                   rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
                   # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
                   r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
@@ -975,6 +983,7 @@ _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上�
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
                            r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
+_ASKED_ONLY = re.compile(r"^(?:叫|提醒|喊)(?:我|他|她)?(?:一下|一声)?$")
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
     r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
@@ -985,16 +994,21 @@ _TODO_LEAD = re.compile(
 )
 
 
+def _birthday_only(clause: str) -> bool:
+    """A date said of a birthday is the birthday, not an appointment; a birthday party is one."""
+    return bool(_BIRTHDAY_WORD.search(clause)) and not re.search(r"生日(?:会|派对|聚会)|birthday party", clause, re.I)
+
+
 def _is_plan(clause: str, before: str = "") -> bool:
     """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
-    if _BIRTHDAY_WORD.search(clause):
-        return False  # a date said of a birthday is the birthday, not an appointment (a birthday party is one)
+    if _birthday_only(clause):
+        return False
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
     if _NOT_A_PLAN.search(clause):
         return False
     zh = bool(HAN.search(clause))
-    if zh and clause.endswith("了") and not re.search(r"要|就|明天|后天|下周|下个", clause):
+    if zh and clause.endswith("了") and not re.search(r"要|就|明天|后天|下周|下个|改到|改成|挪到", clause):
         return False
     if _NOT_PLANNED.search(clause):
         return False  # 我明天不去幼儿园, i'm not going to school tomorrow: a plan said negated is none
@@ -1028,9 +1042,10 @@ def _todo_content(text: str) -> str:
     for _ in range(3):
         body = _TODO_LEAD.sub("", body.strip(" ，,"))
     if zh:
-        body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)[哦呀啊吧]*", "", body)
+        body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
         body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
         body = re.sub(r"^的|(?:改到|改成|改在|挪到|推到)了?$", "", body)  # 明天的钢琴课改到四点: the lesson
+        body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
         body = re.sub(r"^[，,\s]*(?:那天|的时候)?", "", body).strip(" ，,")
         body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
     else:
@@ -1102,8 +1117,9 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     when = parse_when(text, now)
     if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
-    content = _todo_content(joiner.join(c for c in kept if not _BIRTHDAY_WORD.search(c)) or text)
-    if (not content or content == text) and end < len(clauses):  # "明天下午3点提醒我，去开会": the deed comes next
+    content = _todo_content(joiner.join(c for c in kept if not _birthday_only(c)) or text)
+    if (not content or content == text or _ASKED_ONLY.match(content)) and end < len(clauses):
+        # "明天下午3点提醒我，去开会", 两点半叫我一下 | 我要看熊出没: the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
     if not content or len(content) < 2:
@@ -1143,7 +1159,7 @@ def _with_value(op: dict, value: str) -> dict | None:
         said = re.sub(r"(?:周)?岁.*$|\s*(?:years? old)?$", "", value, flags=re.I)
         age = zh_number(said) if HAN.search(said) else (int(said) if said.isdigit() else en_number(said.lower()))
         return opslib.write("age", str(age)) if age and 0 < age < 130 else None
-    value = (_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
+    value = _said_once(_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
     named = re.search(r"叫[\u4e00-\u9fff]{1,4}$", op["content"]) if op["type"] == "fact" else None
     if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
         return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
@@ -1240,7 +1256,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
             clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
         elif clause.startswith("叫") and i and "不叫" in parts[i - 1]:
-            clause = parts[i - 1].split("不叫")[0] + clause  # 我爸爸不叫李刚 | 叫李钢: still the father
+            # 我爸爸不叫李刚 | 叫李钢, 我家小猫 | 不叫咪咪 | 叫花卷: still the one named before
+            owner = parts[i - 1].split("不叫")[0] or (parts[i - 2] if i > 1 else "")
+            clause = owner + clause
         elif clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
             before = parts[i - 1]
             if _NEGATED.search(before):
@@ -1318,6 +1336,7 @@ _PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名
 _DAY_LIST_ZH = re.compile(r"((?:每个?|这个?|下个?)?(?:周|星期|礼拜))([一二三四五六日天])"
                           r"((?:(?:和|跟|、|还有|，|,)?(?:周|星期|礼拜)[一二三四五六日天]|(?:和|跟|、|还有|，|,)[一二三四五六日天]"
                           r"|[一二三四五六日](?![点时岁个十年月号次分块]))+)")
+_DATE_LIST_ZH = re.compile(r"(每个?月)([一二三四五六七八九十\d]{1,3}[号日])(?:和|跟|、|还有)([一二三四五六七八九十\d]{1,3}[号日])")
 _DAY_RANGE_ZH = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日])(?:到|至)(?:周|星期|礼拜)?([一二三四五六日])")
 _WEEKDAY_ORDER = "一二三四五六日"
 _DAYS_EN = "|".join(WEEKDAYS_EN)
@@ -1334,6 +1353,9 @@ def each_day(sentence: str) -> list[str]:
         first, last = (_WEEKDAY_ORDER.index(span.group(i)) for i in (1, 2))
         if first < last:
             return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + sentence[span.end():] for d in range(first, last + 1)]
+    dates = _DATE_LIST_ZH.search(sentence)
+    if dates:
+        return [sentence[:dates.start()] + dates.group(1) + day + sentence[dates.end():] for day in (dates.group(2), dates.group(3))]
     m = _DAY_LIST_ZH.search(sentence)
     if m:
         days = [m.group(2)] + re.findall(r"[一二三四五六日天]", m.group(3))

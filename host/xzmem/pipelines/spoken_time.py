@@ -78,7 +78,7 @@ REPEAT_YEARLY = re.compile(r"每年|\bevery year\b|\beach year\b|\byearly\b", re
 REPEAT_MONTHLY = re.compile(r"每个?月|\bevery month\b|\bof (?:every|each) month\b|\bmonthly\b", re.I)
 
 DAY_ZH = re.compile(
-    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦|平安夜|圣诞节|圣诞|儿童节|国庆节|劳动节|情人节|妇女节)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
+    rf"(大后天|后天|明天|明晚|明早|今天|今晚|今早|月底|元旦|平安夜|圣诞节|儿童节|国庆节|劳动节|情人节|妇女节)|(?:下个?(?:周|星期|礼拜))([一二三四五六日天])|(?<!上)(?<!上个)(?:这个?)?(?:周|星期|礼拜)([一二三四五六日天末])"
     rf"|(?:({ZH_NUM})月)?({ZH_NUM})[日号]"
 )
 DAY_EN = re.compile(
@@ -205,7 +205,7 @@ def _month_day(today: date, month: int | None, dom: int | None, said: str) -> da
 
 # Holidays on a fixed day of the year, said instead of a date (圣诞节那天, on christmas eve)
 _HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳动节": (5, 1), "儿童节": (6, 1), "国庆节": (10, 1),
-             "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25), "new year's day": (1, 1), "new years day": (1, 1),
+             "平安夜": (12, 24), "圣诞节": (12, 25), "new year's day": (1, 1), "new years day": (1, 1),
              "valentine's day": (2, 14), "valentines day": (2, 14), "halloween": (10, 31), "christmas eve": (12, 24),
              "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31), "new years eve": (12, 31)}
 

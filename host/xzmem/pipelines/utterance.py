@@ -14,9 +14,9 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
 _STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
-_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
+_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:我)?(?:跟你说|和你说|告诉你)(?=我)|(?<=[\u4e00-\u9fff])(?:嘿嘿|哈哈|嘻嘻)+$|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
                         r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
-_STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff])\1+")
+_STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff]{1,2})\1+")  # 我我, 我喜欢我喜欢
 _STUTTER_KIN_ZH = re.compile(r"(爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|姥姥|姥爷|外公|外婆)\1+")
 # A name said one character at a time (王 子 涵) is one word.
 _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
@@ -62,13 +62,16 @@ def normalise(text: str) -> str:
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
         text = re.sub(r"(?:^|(?<=\s))孩子(?:的)?(?=姥爷|姥姥|外公|外婆|爷爷|奶奶|舅舅|姑姑|小姨|阿姨|叔叔)", "我", text)  # 孩子姥爷: the child's
-        text = _DAY_CORRECTED_ZH.sub("", text)
-        text = _DAY_NOT_ZH.sub("", text)
         text = re.sub(r"然后(?=还有)", "", text)  # 我喜欢紫色然后还有黄色: one list, not a new clause
         text = _STUTTER_KIN_ZH.sub(r"\1", _STUTTER_PAIR_ZH.sub(r"\1", _STUTTER_ZH.sub(r"\1", text)))
+        text = re.sub(r"(([\u4e00-\u9fff])\2)\1", r"\1", text)  # 乐乐乐乐: a doubled name said twice
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
-        text = _FILLER_ZH.sub("", text)
+        text = _FILLER_ZH.sub("", _FILLER_ZH.sub("", text))  # twice: 嗯那个… loses 那个 once 嗯 is gone
         text = _STUTTER_ZH.sub(r"\1", text)
+        # a month, a weekday or a clock said twice while the rest is found (五月呃五月二十号, 周四周四下午)
+        text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
+                      r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
+        text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text))
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
@@ -130,6 +133,7 @@ _TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接着逗抱喊�
                     "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
+_ONLY_PARTICLES = re.compile(r"[哦啊呃诶哎呀嗯噢]+")
 _PARTICLES = re.compile(r"(?<=[\u4e00-\u9fff])[哦呀啊啦哈喔耶]+$")
 # A piece that cannot stand alone: a greeting, or the auxiliary that opens a question ("do" | "i have…").
 _GREETING = re.compile(r"^(?:hi|hello|hey)(?: there)?$|^(?:so |and |but )?(?:(?:what|when|where|why|how|who|which) )?"
@@ -184,7 +188,7 @@ def clauses(sentence: str) -> list[str]:
     for i in range(len(out) - 2, -1, -1):
         if _GREETING.match(out[i]) or _OPEN_END.search(out[i]):
             out[i:i + 2] = [out[i] + " " + out[i + 1]]
-    return [p for p in out if p]
+    return [p for p in out if p and not _ONLY_PARTICLES.fullmatch(p)]  # 明天四点 | 哦 | 不对 | 是四点半
 
 
 # --- questions --------------------------------------------------------------------------------
@@ -204,12 +208,18 @@ _ASK_EN = re.compile(
 _REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|wake me)\b", re.I)
 
 
+# 我是不是跟你说过我喜欢恐龙: asking whether something was said, not saying it
+_ASKS_WHAT_WAS_SAID = re.compile(r"^(?:我|我们)?(?:是不是|有没有)(?:已经)?(?:跟你|和你|对你)?(?:说过|讲过|告诉过你)")
+
+
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
 _ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$|是[\u4e00-\u9fff]{1,6}还是[\u4e00-\u9fff]{1,6}$")
 
 
 def asks_all(sentence: str) -> bool:
     """Whether a whole sentence is one question, its clauses included (你提醒我…好不好 is a request)."""
+    if _ASKS_WHAT_WAS_SAID.match(sentence):
+        return True
     if _REQUEST.search(sentence) and not re.search(r"什么|几点|哪|谁", sentence):
         return False
     return bool(HAN.search(sentence)) and not re.search(r"[\s，,]", sentence) and bool(_ASK_END_ZH.search(sentence))
