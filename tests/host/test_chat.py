@@ -92,13 +92,14 @@ def test_chat_without_llm_writes_through_the_fast_channel(tmp_path):
 
 def test_today_and_tomorrow_are_the_devices_days_not_this_computers(tmp_path):
     # The device's clock is months from this computer's and in another zone: 23:30 on 10 June there
-    # (UTC+8) is still 9 June in UTC; 明天 is 11 June, on the device's day.
+    # (UTC+8) is still 9 June in UTC; 明天 is 11 June and 今天 10 June, on the device's day (a time today
+    # already past is no reminder, so today's one is at 23:45).
     with SimDevice(tmp_path / "dev", "--start-time", "2025-06-10T23:30", "--utc-offset", "28800") as device:
-        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, ["明天下午3点提醒我去上钢琴课。", "今天晚上九点提醒我洗澡。"]))
+        said = asyncio.run(chat_lines(host_config(tmp_path), device.url, ["明天下午3点提醒我去上钢琴课。", "今天晚上十一点四十五提醒我洗澡。"]))
         schedules = asyncio.run(device_read(device.url, type="schedule"))["items"]
     assert "记住了：日程 2025-06-11 15:00 去上钢琴课" in said
     assert sorted((s["datetime"], s["content"]) for s in schedules) == [
-        ("2025-06-10 21:00", "洗澡"), ("2025-06-11 15:00", "去上钢琴课")]
+        ("2025-06-10 23:45", "洗澡"), ("2025-06-11 15:00", "去上钢琴课")]
 
 
 def test_chat_keeps_nothing_of_a_never_remember_topic(tmp_path):

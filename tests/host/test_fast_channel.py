@@ -1371,3 +1371,30 @@ def test_asr_runs_with_stutters_fillers_and_corrections_in_the_middle(text, expe
 ])
 def test_plans_said_with_corrections_repeats_and_two_days_of_the_month(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i live in melbourne um in brunswick", [("location", "Melbourne")]),
+    ("im almost nine like next month", [("age", "9")]),
+    ("i dont like paw patrol anymore its for babies", [("dislike", "paw patrol")]),
+    ("im five no im six i just had my birthday", [("age", "6")]),
+    ("we dont live in leeds anymore we moved to york", [("location", "York")]),
+    ("my nanis name is kamala and she lives in delhi", [("family", ("nani", "Kamala")), ("fact", "The user's nani Kamala lives in delhi")]),
+    ("my best mate is oliver he lives next door", [("fact", "The user's best mate is called Oliver"),
+                                                   ("fact", "The user's best mate Oliver lives next door")]),
+    ("we have a golden retriever named bailey", [("fact", "The user's family has a golden retriever named bailey")]),
+    ("tonight remind me to pack my pe kit", []),  # 09:00 today has passed: no reminder in the past
+])
+def test_english_said_loosely_homes_ages_kin_pets_and_a_reminder_already_past(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("the dentist is on wednesday not tuesday at 2", [("schedule", "the dentist", "2026-11-25 14:00", "none")]),
+    ("shes got a nut allergy and she has swimming every monday at half four",
+     [("fact", "She has a nut allergy"), ("schedule", "swimming", "2026-11-23 16:30", "weekly")]),
+    ("doctors appointment friday at 11 30 for him", [("schedule", "doctors appointment for him", "2026-11-27 11:30", "none")]),
+    ("on new years eve we are flying to sydney", [("schedule", "we are flying to sydney", "2026-12-31 09:00", "none")]),
+])
+def test_english_plans_with_a_day_corrected_british_clocks_and_holidays(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

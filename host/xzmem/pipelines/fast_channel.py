@@ -56,7 +56,7 @@ _KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger )?(?:brother|sister)|"
            "grandma|granny|nana|nan|nanna|gran|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
-           "wife|husband|stepmom|stepdad")
+           "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu")
 _OTHERS_EN = "best friend|best mate|friend|mate|teacher|neighbou?r|nanny|babysitter|childminder"
 
 PATTERNS = {
@@ -264,8 +264,9 @@ _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me
 _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
-_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b)[a-z]+)?)"
-                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| already$| last \w+$| this \w+$| today$)",
+_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b|like\b|next\b)[a-z]+)?)"
+                     r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| already$| last \w+$| this \w+$| today$"
+                     r"|(?: like)? next (?:week|month|year)$)",
                      re.I)
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:就|也|都|一直都)?(?:(?:和|跟)(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
@@ -286,7 +287,7 @@ _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I
 _NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from"
-                            r"|in (?:a|an|the|our|my|this)|on|by|next)\b.*$", re.I)
+                            r"|in|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
@@ -338,10 +339,12 @@ _ANIMALS_ZH = "金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
 _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
-                          r"parrot|bird|guinea pig|lizard|pony)(?:(?:'s name is|'s name's| is named| is called| name is) [a-z][a-z'-]+"
+                          r"parrot|bird|guinea pig|lizard|pony|golden retriever|retriever|labrador|lab|poodle|spaniel|terrier|beagle|collie|husky|pug)"
+                          r"(?:(?:'s name is|'s name's| is named| is called| name is) (?:(?:mr|mrs|miss|ms|dr|captain|princess|sir) )?[a-z][a-z'-]+"
                           # the name set beside the pet, then a habit of its own (my dog max loves tennis balls)
                           r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
+                     r"golden retriever|retriever|labrador|poodle|spaniel|terrier|beagle|collie|husky|pug|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
                      r"horse)s?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
@@ -732,13 +735,14 @@ _PREDICATE_EN = re.compile(
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
-    r"|(?: also| really| still| always)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
+    r"|(?: also| really| still| always| absolutely| totally| just)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
 )
 _TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
                            r"will|was|went|sick|mad|angry|(?<!from )home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
-_NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est|er)$")
+_NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^(?:old|young|tall|short|big|small|fast|slow|strong|"
+                              r"smart|nic|bett|clev|sweet|mean|loud|quiet|brav|great|bigg|small|dumb|high|low|light|dark)er$")  # oliver, harper are names
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
@@ -917,8 +921,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     known = context.get("person")
     if m:
         subject = "The user's " + m.group(1).lower()
+        if not known:
+            context["person"] = (m.group(1).lower(), "")  # my big sister is fourteen | she plays the violin
     elif known:
-        subject = f"The user's {known[0]} {known[1]}"
+        subject = "The user's " + " ".join(w for w in known if w)
     elif not _CARE_EN.search(rest):
         return True  # "he can fly", "she lives in a castle": no one named, a story's, not the child's
     else:
@@ -967,11 +973,12 @@ _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|conc
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they|me and my \w+) (?:go to|do)\b|\b(?:she|he) (?:goes to|does)\b", re.I)
-_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's) "
+_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's|i am|we are|she is|he is|they are) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
                       r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
+                      r"|^(?:\w+'?s )?(?:doctor'?s?|dentist'?s?|vet'?s?|hospital|eye|hair) appointment\b"
                       r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
-                      r"|\b(?:i'm|we're|were|she's|he's|they're) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
+                      r"|\b(?:i'm|we're|were|she's|he's|they're|i am|we are|she is|he is|they are) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
                       r"|^the day after tomorrow is\b"
@@ -1052,6 +1059,7 @@ def _todo_content(text: str) -> str:
         body = re.sub(r"\b(?:please )?remind (?:me|him|her|us)(?: to)?\b|\bplease\b", "", body, flags=re.I).strip(" ,")
         body = re.sub(r"^(?:the )?(?:morning|afternoon|evening|night)\s+", "", body, flags=re.I)
         body = re.sub(r"^(?:to|is|are)\s+", "", body, flags=re.I)  # "next tuesday is picture day": the day's event
+        body = re.sub(r"^(?:can|could|will|would) you (?:please )?|\s+(?:is|are)$", "", body, flags=re.I)
     return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
 
@@ -1115,7 +1123,7 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     if day and not (DAY_ZH if HAN.search(text) else DAY_EN).search(text):
         text = day + joiner + text  # 然后下午三点去奶奶家: on the day said with the plan before
     when = parse_when(text, now)
-    if when is None or (not remind and when[0] < now.strftime("%Y-%m-%d %H:%M")):
+    if when is None or (when[0] < now.strftime("%Y-%m-%d %H:%M") and (not remind or when[1] == "none")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
     content = _todo_content(joiner.join(c for c in kept if not _birthday_only(c)) or text)
     if (not content or content == text or _ASKED_ONLY.match(content)) and end < len(clauses):

@@ -34,11 +34,14 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
-    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super)", "it's "),
+    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "),
     ("my names", "my name's"),
 )] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
-      (re.compile(r"\b((?:my|our) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2")]
+      (re.compile(r"\b((?:my|our) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2"),
+      # my dads a builder: a relative's "is" said without its apostrophe
+      (re.compile(r"\b(my (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
+                  r"(?=a |an |the )", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
 _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
@@ -78,6 +81,11 @@ def normalise(text: str) -> str:
     text = re.sub(r"^(?:like|so like|and like),?\s+", "", text, flags=re.I)
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
+    text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
+    text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b(?! past| to)",
+                  r"half past \1", text, flags=re.I)  # British "half four" is half past four
+    text = re.sub(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday) not (?:on )?"
+                  r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r"\1", text, flags=re.I)  # on wednesday not tuesday
     text = _STUTTER_EN.sub(r"\1", text)
     text = _NO_LEAD_EN.sub("", text)
     for pattern, full in _APOSTROPHE:
@@ -102,18 +110,18 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
 _CLAUSE_EN = re.compile(
-    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please)\b)"
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean)\b)|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
-    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also))\b)"
+    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also|just))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b|(?:it's|they're)\b)"
     r"|(?<=\w) (?=my \w+ (?:likes|loves|hates|lives|works|plays|goes)\b)"
-    r"|(?<=\w) (?=we (?:both|all|go|are|have|live|don't)\b)"
+    r"|(?<=\w) (?=we (?:both|all|go|are|have|live|don't|moved|just|call)\b)"
     r"|(?<=\w) (?=(?:he|she) (?:just |recently |also |really )?(?:[a-z]+s|can|doesn't|won't|turned)\b|(?:he's|she's)\b)"
     r"|(?<=\bwrong) (?=(?:my|i|i'm|it's)\b))\s*",
     re.I,
