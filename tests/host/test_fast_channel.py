@@ -1398,3 +1398,15 @@ def test_english_said_loosely_homes_ages_kin_pets_and_a_reminder_already_past(te
 ])
 def test_english_plans_with_a_day_corrected_british_clocks_and_holidays(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我们班主任是陈老师她可凶了可凶了", [("fact", "主人的班主任是陈老师")]),
+    ("我们老师叫王老师", []),
+    ("那个我们家孩子晕车 出门前你提醒她别看手机", [("fact", "孩子晕车")]),
+    ("他是左撇子 写字用左手 你别纠正他", [("fact", "他是左撇子")]),
+    ("她在学小提琴已经学了两年了", [("fact", "她在学小提琴")]),
+    ("我哥哥在读高中高二他打篮球可厉害了", [("fact", "主人的哥哥在读高中高二")]),
+])
+def test_a_parents_facts_of_the_child_and_the_childs_class_teacher(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

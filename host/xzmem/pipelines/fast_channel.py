@@ -684,7 +684,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
@@ -696,7 +696,8 @@ _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
-    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在上[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
+    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
+    rf"|是左撇子|晕车|晕船"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
@@ -746,7 +747,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism"
@@ -834,7 +835,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             # 他有点挑食 | 不爱吃蔬菜: what follows a bare 他/她 is still theirs, not the child's
             return about or bool(pronoun and pronoun.group(0))
         if m:
-            owner = "" if relation in ("宝宝", "孩子") and not m.group(0).startswith("我") else "主人的"
+            owner = "" if relation in ("宝宝", "孩子") else "主人的"  # 我们家孩子晕车: the child, not the child's child
             subject = owner + relation
             if owner and not (known and known[0] == relation):
                 context["person"] = (relation, "")  # 我爸爸是警察 会开车: the next clause is still his
