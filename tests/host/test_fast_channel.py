@@ -350,7 +350,8 @@ def test_a_character_the_child_becomes_starts_play(text, expected):
     ("my friend jake is allergic to peanuts", "The user's friend Jake is allergic to peanuts"),
 ])
 def test_a_person_named_beside_their_relation_gets_the_fact(text, fact):
-    assert [w["content"] for w in fast_channel(text, NOW)[1]] == [fact]
+    # a relative named so is also kept as family (sister Lily); a friend is not family
+    assert [w["content"] for w in fast_channel(text, NOW)[1] if w["type"] == "fact"] == [fact]
 
 
 @pytest.mark.parametrize("text", ["他会飞", "他住在森林里", "她会变魔法", "she can fly", "he lives in a castle", "he has a sword"])
@@ -1410,3 +1411,24 @@ def test_english_plans_with_a_day_corrected_british_clocks_and_holidays(text, ex
 ])
 def test_a_parents_facts_of_the_child_and_the_childs_class_teacher(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("she absolutely loves horses", [("fact", "She absolutely loves horses")]),
+    ("i have got two brothers jack and harry", [("family", ("brother", "Jack")), ("family", ("brother", "Harry"))]),
+    ("my daughter kiara is six and um she loves dancing", [("family", ("daughter", "Kiara")), ("fact", "The user's daughter Kiara is six"),
+                                                          ("fact", "The user's daughter Kiara loves dancing")]),
+    ("my big sister is like fourteen and she plays the violin", [("fact", "The user's big sister is fourteen"),
+                                                                ("fact", "The user's big sister plays the violin")]),
+])
+def test_kin_named_beside_their_relation_and_what_they_do(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("on christmas eve we go to church", [("schedule", "we go to church", "2026-12-24 09:00", "none")]),
+    ("um can you remind her tomorrow at twenty to eight to take her lunchbox",
+     [("schedule", "take her lunchbox", "2026-11-23 07:40", "none")]),
+])
+def test_a_holiday_outing_and_a_morning_thing_at_twenty_to_eight(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -716,6 +716,8 @@ _TRANSIENT_ZH = re.compile(r"今天|被|表扬|批评|最近|这几天|这两天
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
+# i have got two brothers jack and harry: both named
+_TWO_KIN_EN = re.compile(r"^I have (?:two|2) (brother|sister|cousin)s ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
 _HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
 # Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
 _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
@@ -750,7 +752,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
-                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|\bwears (?:glasses|hearing aids?|braces)\b"
                       r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
                       r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
@@ -854,6 +856,12 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
+    m = _TWO_KIN_EN.search(clause)
+    if m and not {m.group(2).lower(), m.group(3).lower()} & _NOT_A_NAME_EN:
+        relation = m.group(1).lower()
+        for name in (_title(m.group(2)), _title(m.group(3))):
+            writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+        return True
     m = _HAVE_UNNAMED_EN.search(clause)
     if m:
         context["person"] = (m.group(1).lower().split()[-1], "")
@@ -882,7 +890,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         return False
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't", " just turned",
-                                                                  " turned")):
+                                                                  " turned", " absolutely", " really", " totally", " plays",
+                                                                  " wears", " does")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -911,6 +920,9 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if (beside and _PREDICATE_EN.search(beside.group(2)) and beside.group(1).lower() not in _NOT_A_NAME_EN
             and en_number(beside.group(1)) is None and not _NOT_A_NAME_WORD.search(beside.group(1).lower())):
         context["person"] = (m.group(1).lower(), _title(beside.group(1)))
+        if re.fullmatch(_KIN_EN, m.group(1).lower()):  # my daughter kiara is six: her name is kept too
+            bare, name = m.group(1).lower().split()[-1], _title(beside.group(1))
+            writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
         m, rest = None, beside.group(2)
         pronoun = re.match("", rest)
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
@@ -985,6 +997,8 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|^the day after tomorrow is\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
+_NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
+                            rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
@@ -1026,8 +1040,9 @@ def _is_plan(clause: str, before: str = "") -> bool:
     if (other and repeat_of(before + clause) != "none"
             and not re.search(r"我|\b(?:me|us)\b", clause[other.end():], re.I)):  # 每周六我爸爸带我去游泳 is the user's
         return False  # 我爸爸…每个周末才回来: what someone else does every week is their routine, not the user's plan
-    if not zh and _GOES_EN.search(clause) and repeat_of(before + " " + clause) in ("weekly", "monthly"):
-        return True
+    if not zh and _GOES_EN.search(clause) and (repeat_of(before + " " + clause) in ("weekly", "monthly")
+                                              or _NAMED_DATE_EN.search(before + " " + clause)):
+        return True  # every saturday i go to karate, on christmas eve we go to church
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
 
 
