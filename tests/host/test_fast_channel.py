@@ -1432,3 +1432,38 @@ def test_kin_named_beside_their_relation_and_what_they_do(text, expected):
 ])
 def test_a_holiday_outing_and_a_morning_thing_at_twenty_to_eight(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是在哈尔滨出生的 现在住在大连", [("location", "哈尔滨"), ("location", "大连")]),
+    ("i was born in manchester but now we live in leeds", [("location", "Manchester"), ("location", "Leeds")]),
+    ("i was born in march", []),
+    ("嗯我喜欢那个奥特曼就是迪迦奥特曼", [("like", "奥特曼")]),
+    ("就是我不爱喝牛奶有一股怪味", [("dislike", "牛奶")]),
+    ("我家那个猫猫叫咪咪它特别特别胖", [("fact", "主人家那个猫猫叫咪咪")]),
+    ("我家的小狗叫来福哦说错了是叫旺福", [("fact", "主人家的小狗叫旺福")]),
+    ("刚才说错了她不是对花生过敏是对腰果过敏", [("fact", "主人对腰果过敏")]),
+    ("我妹妹不是医生 她是护士", [("fact", "主人的妹妹是护士")]),
+    ("my brother is called sam no i mean max", [("family", ("brother", "Max"))]),
+    ("my daughter is called zara sorry sara with an s", [("family", ("daughter", "Sara"))]),
+    ("hi this is lucas mom my sons name is lucas hes five", [("family", ("son", "Lucas")), ("fact", "The user's son Lucas is five")]),
+    ("he has a severe peanut allergy so never suggest peanut butter", [("fact", "He has a severe peanut allergy")]),
+    ("she gets scared of the vacuum cleaner", [("fact", "She gets scared of the vacuum cleaner")]),
+])
+def test_births_homes_pets_and_names_corrected_the_way_families_say_them(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("过二十分钟提醒我关电视", [("schedule", "关电视", "2026-11-22 10:20", "none")]),
+    ("差一刻五点的时候提醒她去上舞蹈课", [("schedule", "去上舞蹈课", "2026-11-22 16:45", "none")]),
+    ("我明天三点要去学画画哦不是三点是四点", [("schedule", "去学画画", "2026-11-23 16:00", "none")]),
+    ("复诊不是周三 是周四上午十点", [("schedule", "复诊", "2026-11-26 10:00", "none")]),
+    ("他不是周三去", []),
+    ("on thanksgiving were going to grandmas house", [("schedule", "grandmas house", "2026-11-26 09:00", "none")]),
+    ("every morning at seven fifteen tell me to put on sunscreen", [("schedule", "put sunscreen", "2026-11-23 07:15", "daily")]),
+    ("december the third is picture day at school", [("schedule", "picture day school", "2026-12-03 09:00", "none")]),
+    ("the 15th of every month he gets his allergy shot", [("schedule", "he gets his allergy shot", "2026-12-15 09:00", "monthly")]),
+])
+def test_plans_in_twenty_minutes_at_a_quarter_to_on_a_corrected_day_or_a_holiday(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -112,7 +112,7 @@ _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
-_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法|就是|有一股|有点|有一点)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
@@ -270,7 +270,7 @@ _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?:
                      re.I)
 _PLACE_ZH = re.compile(
     rf"{_LEAD_ZH}(?:我)?(?:是)?(?:们)?(?:家)?(?:就|也|都|一直都)?(?:(?:和|跟)(?:{_KIN_ZH}){{1,2}}(?:一起)?)?(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住在|家住|生活在|搬到了?|搬去了?|出生在|住(?=[\u4e00-\u9fff]{{2}}))\s*([^\s，。,.！？!?；;、]{{1,16}})"
-    rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
+    rf"|{_LEAD_ZH}(?:我)?(?:现在)?在([\u4e00-\u9fff]{{2,6}})住|^我是在([\u4e00-\u9fff]{{2,6}}?)(?:出生|生)的$|^我(?:的)?老家(?:是|在)([\u4e00-\u9fff]{{2,8}}?)(?:的|人)?$"
     rf"|^我(?:从小)?在([\u4e00-\u9fff]{{2,6}}?)长大(?:的)?$"
     rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
 )
@@ -281,10 +281,10 @@ _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太�
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
-                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: was born in| live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
                        # the home said as a thing: our house is in brooklyn, my home is in leeds
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
-_NOT_A_HOME_EN = re.compile(r"\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
+_NOT_A_HOME_EN = re.compile(rf"^(?:{'|'.join(MONTHS_EN)})$|\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from"
                             r"|in|on|by|next)\b.*$", re.I)
@@ -310,7 +310,7 @@ _ZODIAC_ZH = re.compile(r"^我(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡
 _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
-    r"^我(?:们)?(?:家)?(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
+    r"^(?:我(?:们)?(?:家)?|家)(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
     r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
 )
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
@@ -335,8 +335,8 @@ _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kinder
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
 _SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
-_ANIMALS_ZH = "金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
-_PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
+_ANIMALS_ZH = "猫猫|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
+_PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条|个)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
 _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
                           r"parrot|bird|guinea pig|lizard|pony|golden retriever|retriever|labrador|lab|poodle|spaniel|terrier|beagle|collie|husky|pug)"
@@ -346,7 +346,7 @@ _PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|k
 _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
                      r"golden retriever|retriever|labrador|poodle|spaniel|terrier|beagle|collie|husky|pug|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
-                     r"horse)s?\b.{0,30}$", re.I)
+                     r"horse)(?:es|s)?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
@@ -697,7 +697,7 @@ _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
-    rf"|是左撇子|晕车|晕船"
+    rf"|是左撇子|晕车|晕船|乳糖不耐受|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
@@ -734,6 +734,8 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
     r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
+    r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
+    r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
     r"| goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b[\w ]{0,20}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
@@ -749,10 +751,11 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
-                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|\bwears (?:glasses|hearing aids?|braces)\b"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b"
+                      r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
                       r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
@@ -785,6 +788,10 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         rest = clause[(m or pronoun).end():]
         if re.match(r"(?:都|也)叫我", rest):
             return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
+        if re.match(r"(?:也)?不是", rest):  # 她不是对花生过敏 | 是对腰果过敏: what is denied is not kept
+            if m and not context.get("person"):
+                context["person"] = (m.group(1), "")
+            return True
         relation = m.group(1) if m else None
         relation = {"妈": "妈妈", "爸": "爸爸", "妈咪": "妈妈", "爸比": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟",
                     "妹": "妹妹"}.get(relation, relation)
@@ -891,7 +898,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't", " just turned",
                                                                   " turned", " absolutely", " really", " totally", " plays",
-                                                                  " wears", " does")):
+                                                                  " wears", " does", " gets")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -958,7 +965,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
         return writes
     if re.match(r"我|I\b|I'm\b", clause):
         context["about"] = "self"
-    if _HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause):
+    if (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause)) and not re.search(r"不是|没有|\bnot\b|n't\b", clause, re.I):
         return [opslib.write("fact", third_person(clause))]
     if _PET_NAME_ZH.search(clause) or _PET_NAME_EN.search(clause) or _PET_EN.search(clause) or _PET_ZH.search(clause):
         context["about"] = "pet"
@@ -976,20 +983,22 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+_TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
-_GOES_EN = re.compile(r"\b(?:i|we|they|me and my \w+) (?:go to|do)\b|\b(?:she|he) (?:goes to|does)\b", re.I)
+_GOES_EN = re.compile(r"\b(?:i|we|they|me and my \w+) (?:go to|do|get (?:my|our|their))\b|\b(?:she|he) (?:goes to|does|gets (?:his|her))\b", re.I)
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's|i am|we are|she is|he is|they are) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
                       r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
                       r"|^(?:\w+'?s )?(?:doctor'?s?|dentist'?s?|vet'?s?|hospital|eye|hair) appointment\b"
+                      r"|\b(?:i|we|she|he|they) (?:start|starts|begin|begins)\b"
+                      rf"|^(?:on )?(?:{'|'.join(MONTHS_EN)}) (?:the )?\w+ is (?:(?:my|our|the|his|her) )?[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b"
                       r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
                       r"|\b(?:i'm|we're|were|she's|he's|they're|i am|we are|she is|he is|they are) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
@@ -999,16 +1008,16 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
-_NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
+_NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
-                           r"|^(?:please )?remind (?:me|him|her|us)(?: please)?$", re.I)
+                           r"|^(?:please )?(?:remind|tell) (?:me|him|her|us)(?: please)?$", re.I)
 _ASKED_ONLY = re.compile(r"^(?:叫|提醒|喊)(?:我|他|她)?(?:一下|一声)?$")
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
-    r"|^(?:please )?(?:remind (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
+    r"|^(?:please )?(?:(?:remind|tell) (?:me|him|her|us)(?: to)?|don'?t forget(?: to)?|remember to|todo:?|to-do:?|make sure(?: that)?)\s+"
     r"|^让(?:他|她|孩子|宝宝)|^叫(?:醒)?(?:他|她|孩子|宝宝)(?=起)"
     r"|^(?:而是|就是|是)|^(?:我们|我|他|她|孩子|宝宝)?(?:都)?(?:需要|要|得|会|就要|准备|打算)"
     r"|^(?:i|we|she|he|they) (?:need to|have to|'ve got to|will|'ll|have|has|got)\s+|^(?:i'm|we're|were|she's|he's) (?:going to|gonna|going|having)\s+",
@@ -1067,9 +1076,9 @@ def _todo_content(text: str) -> str:
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
         body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
-        body = re.sub(r"^的|(?:改到|改成|改在|挪到|推到)了?$", "", body)  # 明天的钢琴课改到四点: the lesson
+        body = re.sub(r"^的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$", "", body)  # 明天的钢琴课改到四点: the lesson
         body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
-        body = re.sub(r"^[，,\s]*(?:那天|的时候)?", "", body).strip(" ，,")
+        body = _TODO_LEAD.sub("", re.sub(r"^[，,\s]*(?:那天|的时候|那个)?", "", body).strip(" ，,"))
         body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
     else:
         body = re.sub(r"\b(?:please )?remind (?:me|him|her|us)(?: to)?\b|\bplease\b", "", body, flags=re.I).strip(" ,")
@@ -1174,7 +1183,8 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 _DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
 _SPELLED_AFTER_ZH = re.compile(r"^(是|叫)([\u4e00-\u9fff]{2,3}?)[\u4e00-\u9fff]{1,4}的([\u4e00-\u9fff])$")
-_FIXED = re.compile(r"^(?:是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
+_BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
+_FIXED = re.compile(r"^(?:是叫|是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict | None:
@@ -1195,7 +1205,7 @@ def _with_value(op: dict, value: str) -> dict | None:
 
 # A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
 _PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
-_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? )?(?:i'm|i am|this is) (?:his|her|the|\w+'s) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
+_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? )?(?:i'm|i am|this is) (?:his|her|the|\w+'s|\w+) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
 
 
 # What a role does next in play: an intention said right after claiming the role
@@ -1274,7 +1284,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if framing[i] and not (framing[i] == "reported" and (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause))):
             continue  # someone else's words, a wish, a secret; a health fact passed on is still kept
         if _RETRACT.match(clause):  # 我妈妈叫王丽 不对 是王莉: what came before is taken back
-            retracted = [op for op in previous if op in writes]
+            retracted = [op for op in previous if op in writes] or retracted  # no | i mean | max: one retraction
             writes = [op for op in writes if op not in retracted]
             continue
         if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
@@ -1299,6 +1309,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if spelled and spelled.group(3) in spelled.group(2):
             clause = spelled.group(1) + spelled.group(2)  # 是思淇三点水的淇: the new name, its character explained after it
         fixed = _FIXED.match(clause)
+        if (not fixed and not HAN.search(clause) and any(op["type"] in ("name", "family") for op in retracted)):
+            fixed = _BARE_NAME_EN.match(clause)  # my name is sophie | no wait | sofia with an f
         after = parts[i + 1] if i + 1 < len(parts) else ""
         if (_ROLE_ZH.search(clause) or _ROLE_EN.search(clause)) and _ACTS_IN_PLAY.match(after):
             break  # 我是警察 | 我要抓坏人, i'm a police officer | i'm gonna arrest you: a role in play from here on

@@ -83,7 +83,7 @@ DAY_ZH = re.compile(
 )
 DAY_EN = re.compile(
     rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
-    rf"|new year'?s day|new year'?s eve|christmas eve|christmas day|christmas|halloween|valentine'?s day)\b"
+    rf"|new year'?s day|new year'?s eve|christmas eve|christmas day|christmas|halloween|valentine'?s day|thanksgiving)\b"
     rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:mornings|afternoons|evenings|nights)\b)\w+)?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$)",
@@ -213,6 +213,12 @@ _HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳�
 
 def _named_day(today: date, word: str) -> date:
     """The end of this month (月底, the end of the month) or a holiday (元旦, christmas), the next one from today."""
+    if word == "thanksgiving":  # the fourth Thursday of November
+        for year in (today.year, today.year + 1):
+            first = date(year, 11, 1)
+            day = first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+            if day >= today:
+                return day
     if word in _HOLIDAYS:
         day = date(today.year, *_HOLIDAYS[word])
         return day if day >= today else date(today.year + 1, *_HOLIDAYS[word])
@@ -223,7 +229,7 @@ def _named_day(today: date, word: str) -> date:
 def _day_en(m: re.Match, today: date) -> tuple[date, int | None]:
     if m.group(1):
         word = m.group(1).lower()
-        if "end of" in word or word in _HOLIDAYS:
+        if "end of" in word or word in _HOLIDAYS or word == "thanksgiving":
             return _named_day(today, word), None
         offset = 2 if word == "the day after tomorrow" else 1 if word == "tomorrow" else 0
         return today + timedelta(days=offset), None
@@ -319,9 +325,17 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     return at.strftime("%Y-%m-%d %H:%M"), repeat
 
 
+_FOR_HOLIDAY = re.compile(r"\bfor (?:christmas|thanksgiving|halloween|new year'?s(?: eve| day)?|easter)$", re.I)
+
+
+def _unless_for_a_holiday(m: re.Match) -> str:
+    """"for thanksgiving": the holiday is what the plan is for, so it stays."""
+    return m.group(0) if _FOR_HOLIDAY.search(m.string[: m.start()] + m.group(0)) else " "
+
+
 def time_words(text: str) -> str:
     """The text without its time words (days, clock times, spans, repeats)."""
-    for pattern in (RELATIVE, DAY_ZH, DAY_EN, CLOCK_ZH, CLOCK_EN, REPEAT_DAILY, REPEAT_WEEKLY, REPEAT_MONTHLY,
+    for pattern in (RELATIVE, DAY_ZH, DAY_EN, CLOCK_ZH, CLOCK_EN, REPEAT_DAILY, REPEAT_WEEKLY, REPEAT_MONTHLY, REPEAT_YEARLY,
                     re.compile(rf"每个?|都|(?:{_PERIOD_ZH})|\b(?:every|each|on|at|in the (?:morning|afternoon|evening))\b|以后|之后", re.I)):
-        text = pattern.sub(" ", text)
+        text = pattern.sub(_unless_for_a_holiday, text)
     return re.sub(r"\s{2,}", " ", text).strip()

@@ -50,11 +50,39 @@ _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b"
 # 不是明天是后天去动物园: the day or hour said wrong is dropped, the right one opens the plan
 _DAY_CORRECTED_ZH = re.compile(r"^(?:哎呀|哦|啊)?不是(?:今天|明天|后天|大后天|[这下]?个?(?:周|星期|礼拜)[一二三四五六日天末]"
                                r"|(?:早上|上午|中午|下午|晚上)?[\d一二两三四五六七八九十]{1,3}点半?)[，,\s]*是(?=[\u4e00-\u9fff\d])")
+# 复诊不是周三 是周四上午十点: the day denied, then the right one
+_DAY_CORRECTED_INLINE_ZH = re.compile(r"(?<=[\u4e00-\u9fff])不是(?:[这下]?个?(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天)[，,\s]*是"
+                                      r"(?=[这下]?个?(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天)")
 # 是星期六不是星期天去爬山: the day denied right after the right one is dropped
 _DAY_NOT_ZH = re.compile(r"(?:(?<=周[一二三四五六日天])|(?<=星期[一二三四五六日天])|(?<=礼拜[一二三四五六日天])|(?<=[今明后]天))"
                          r"不是(?:(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天|大后天)")
 # "no my name is emma", "sorry i live in boston": the leading no is the correction's, not the statement's
 _NO_LEAD_EN = re.compile(r"^(?:no|nope|sorry|oops|wait)\b[,.!]?\s+(?=(?:my|i|i'm|it's|we|we're)\b)", re.I)
+
+
+_HOURS_ZH = "一二三四五六七八九十"
+_HOUR_ZH = [*_HOURS_ZH, "十一", "十二"]  # 一点 … 十二点
+_CLOCK_SAID_ZH = r"(?:早上|上午|中午|下午|晚上)?(?:[一二两三四五六七八九十\d]{1,3})点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?"
+
+
+def _quarter_to(text: str) -> str:
+    """差一刻五点 and 五点差一刻 are a quarter to five: 四点三刻."""
+    def earlier(m: re.Match) -> str:
+        said = m.group(2).replace("两", "二")
+        hour = int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
+        return m.group(0) if not hour or hour < 2 else f"{m.group(1) or ''}{hour - 1}点三刻"
+    text = re.sub(r"(早上|上午|中午|下午|晚上)?差一刻([一二两三四五六七八九十]|十[一二]|\d{1,2})点", earlier, text)
+    return re.sub(r"(早上|上午|中午|下午|晚上)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点差一刻", earlier, text)
+
+
+def _clock_corrected(text: str) -> str:
+    """我明天三点要去学画画哦不是三点是四点: the hour said first becomes the one said last."""
+    m = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不是({_CLOCK_SAID_ZH})[，,\s]*是({_CLOCK_SAID_ZH})$", text)
+    if not m or m.group(1) not in text[: m.start()]:
+        return text
+    head = text[: m.start()]
+    at = head.rfind(m.group(1))
+    return head[:at] + m.group(2) + head[at + len(m.group(1)):]
 
 
 def normalise(text: str) -> str:
@@ -74,7 +102,9 @@ def normalise(text: str) -> str:
         # a month, a weekday or a clock said twice while the rest is found (五月呃五月二十号, 周四周四下午)
         text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
                       r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
-        text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text))
+        text = _clock_corrected(_quarter_to(text))
+        text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_INLINE_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text)))
+        text = re.sub(r"(?<![\u4e00-\u9fff])过([半一二两三四五六七八九十\d]{1,3})(分钟|个?小时|个?钟头)(?!以后|之后|后)", r"\1\2以后", text)  # 过二十分钟
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
@@ -105,24 +135,26 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
     r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])|(?<=的)(?=现在住)"
     r"|(?<=[\u4e00-\u9fff])(?=已经(?:学|上|练)了)"
+    r"|(?<=叫[\u4e00-\u9fff]{2})(?=它|是[\u4e00-\u9fff]{1,3}色)"  # 我家小狗叫豆包 | 是白色的
+    r"|(?<=的)\s+(?=现在|然后)|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=(?:我)?说错了)"
     # 我有两个哥哥大哥叫明明二哥叫亮亮: each of them named in turn
     r"|(?:(?<=哥哥|姐姐|弟弟|妹妹)|(?<=叫[\u4e00-\u9fff]{2}))(?=(?:大哥|二哥|三哥|大姐|二姐|三姐|哥哥|姐姐|弟弟|妹妹)叫(?![我你他她]))"
     r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
     r"|(?<=[鼠牛虎兔龙蛇马羊猴鸡狗猪]的)(?=今年)"  # 我属小狗的 | 今年六岁  # 我是朵朵的妈妈 | 孩子五岁: the parent's introduction ends there
 )
 _CLAUSE_EN = re.compile(
-    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind)\b)"
+    r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind|never)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bsorry) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
-    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|i (?:live|like|love|hate|have|go|don't|do|can|really|also|just))\b)"
+    r"|(?<=\w) (?=(?:i'll|i'm|i am|she's|he's|they're|it's|that's|my name|my \w+'s name|i (?:live|like|love|hate|have|go|don't|do|can|really|also|just))\b)"
     r"|(?<=\w) (?=(?:it|they) (?:is|are|was|were|makes?|tastes?|smells?|burns?|hurts?|looks?|feels?)\b|(?:it's|they're)\b)"
     r"|(?<=\w) (?=my \w+ (?:likes|loves|hates|lives|works|plays|goes)\b)"
-    r"|(?<=\w) (?=we (?:both|all|go|are|have|live|don't|moved|just|call)\b)"
+    r"|(?<=\w) (?=we (?:both|all|go|are|have|live|don't|moved|just|call|sit|play|walk)\b)"
     r"|(?<=\w) (?=(?:he|she) (?:just |recently |also |really )?(?:[a-z]+s|can|doesn't|won't|turned)\b|(?:he's|she's)\b)"
     r"|(?<=\bwrong) (?=(?:my|i|i'm|it's)\b))\s*",
     re.I,
