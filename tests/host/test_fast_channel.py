@@ -1467,3 +1467,33 @@ def test_births_homes_pets_and_names_corrected_the_way_families_say_them(text, e
 ])
 def test_plans_in_twenty_minutes_at_a_quarter_to_on_a_corrected_day_or_a_holiday(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("嗯 我说错了 我家不在无锡 在常州", [("location", "常州")]),
+    ("我家小狗不叫豆豆 它叫豆包", [("fact", "主人家小狗叫豆包")]),
+    ("我的生日是一月九号 还有还有我怕蛇", [("birthday", "01-09"), ("dislike", "蛇")]),
+    ("那个我的生日不是五月四号 是五月十四号", [("birthday", "05-14")]),
+    ("我的名字不是小明是小鸣", [("name", "小鸣")]),
+    ("no wait my names not jacob its jake", [("name", "Jake")]),
+    ("sorry, she's actually allergic to cashews, not almonds", [("fact", "She is actually allergic to cashews")]),
+    ("嗯我们班的小红 她喜欢粉色的东西", []),  # a classmate's liking
+    ("我是白雪公主 我最喜欢吃毒苹果 哈哈哈", []),
+    ("我们演小红帽吧 我演大灰狼 我最讨厌小红帽了", []),
+    ("this is my son theo, he's four", [("family", ("son", "Theo")), ("fact", "The user's son Theo is four")]),
+    ("um im kinda scared of bees", [("dislike", "bees")]),
+    ("um i like the color green the most", [("like", "the color green")]),
+])
+def test_corrections_after_a_denial_play_roles_and_classmates(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("每周二和周四下午都有篮球课 是五点", [("schedule", "有篮球课", "2026-11-24 17:00", "weekly"),
+                                  ("schedule", "有篮球课", "2026-11-26 17:00", "weekly")]),
+    ("这周的钢琴课不是周三了 改到周四下午五点", [("schedule", "钢琴课", "2026-11-26 17:00", "none")]),
+    ("correction, the field trip is wednesday not tuesday", [("schedule", "the field trip", "2026-11-25 09:00", "none")]),
+    ("every month on the 28th remind us to refill her inhaler", [("schedule", "refill her inhaler", "2026-11-28 09:00", "monthly")]),
+])
+def test_plans_whose_hour_or_day_comes_after_them(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

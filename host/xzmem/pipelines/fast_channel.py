@@ -108,7 +108,7 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay"
+_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
@@ -132,7 +132,7 @@ def _items(value: str, zh: bool) -> list[str]:
 def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
     if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
-        value = _REASON_ZH.split(value)[0] or value
+        value = _REASON_ZH.split(value.split()[0] if value.split() else value)[0] or value
         value = re.sub(r"^那个|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", value)  # 上那个英语课: a filler inside
         said_twice = re.match(r"^(.*?([\u4e00-\u9fff]{2,4}))\2", value)  # 吃香菜香菜臭臭的, 上英语课英语课好无聊
         if said_twice:
@@ -367,7 +367,7 @@ _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?
                                  r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
-    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so )?"
+    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
     re.I,
 )
@@ -380,7 +380,7 @@ _REFUSES_ZH = re.compile(r"^我(?:从来|从小就|一直|平时|都|也|就|根
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,8}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
-_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
+_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda |kind of |a bit |a little )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
                       r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
@@ -685,6 +685,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 # --- other people ---------------------------------------------------------------------------------
 
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
@@ -716,6 +717,7 @@ _TRANSIENT_ZH = re.compile(r"今天|被|表扬|批评|最近|这几天|这两天
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
+_THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
 # i have got two brothers jack and harry: both named
 _TWO_KIN_EN = re.compile(r"^I have (?:two|2) (brother|sister|cousin)s ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
 _HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
@@ -726,13 +728,14 @@ _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:broth
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 _PREDICATE_EN = re.compile(
-    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:allergic to|in|from) [\w -]{{2,40}}"
+    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:actually |also |really )?(?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:only |just |nearly |almost )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:really |so |super )?(?:into|crazy about|obsessed with|mad about) [\w -]{2,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
     r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
+    r"|(?: just)? started (?:reception|nursery|kindergarten|preschool|school|year \w+|\w+ grade)\b[\w ]{0,20}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
     r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
     r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
@@ -757,6 +760,7 @@ _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very 
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
+                      r"|\bstarted (?:reception|nursery|kindergarten|preschool|school|year \w+|\w+ grade)\b"
                       r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
@@ -778,6 +782,9 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     my grandma lives in Texas); True when the clause was about them."""
     zh = bool(HAN.search(clause))
     if zh:
+        if _PEER_NAMED_ZH.match(clause):
+            context["peer"] = True
+            return True
         m = _PERSON_ZH.search(clause)
         pronoun = None if m else _PRONOUN_ZH.search(clause)
         if not m and not pronoun:
@@ -788,6 +795,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         rest = clause[(m or pronoun).end():]
         if re.match(r"(?:都|也)叫我", rest):
             return False  # 我同学都叫我小胖: the child's own name, as 大家都叫我…
+        if pronoun and pronoun.group(0) and context.get("peer"):
+            return True  # 我们班的小红 | 她喜欢粉色的东西: a classmate's, not kept
         if re.match(r"(?:也)?不是", rest):  # 她不是对花生过敏 | 是对腰果过敏: what is denied is not kept
             if m and not context.get("person"):
                 context["person"] = (m.group(1), "")
@@ -863,6 +872,12 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
         return True
+    m = _THIS_IS_KIN_EN.search(clause)
+    if m and m.group(2).lower() not in _NOT_A_NAME_EN:
+        relation, name = m.group(1).lower().split()[-1], _title(m.group(2))
+        writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+        context["person"] = (relation, name)
+        return True
     m = _TWO_KIN_EN.search(clause)
     if m and not {m.group(2).lower(), m.group(3).lower()} & _NOT_A_NAME_EN:
         relation = m.group(1).lower()
@@ -898,7 +913,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't", " just turned",
                                                                   " turned", " absolutely", " really", " totally", " plays",
-                                                                  " wears", " does", " gets")):
+                                                                  " wears", " does", " gets", " just started", " started")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1002,7 +1017,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
                       r"|\b(?:i'm|we're|were|she's|he's|they're|i am|we are|she is|he is|they are) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
-                      rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight)\b"
+                      rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
@@ -1014,6 +1029,7 @@ _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上�
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
                            r"|^(?:please )?(?:remind|tell) (?:me|him|her|us)(?: please)?$", re.I)
+_CLOCK_AFTER = re.compile(r"(?:是|在|时间是)?(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?(?:钟)?")
 _ASKED_ONLY = re.compile(r"^(?:叫|提醒|喊)(?:我|他|她)?(?:一下|一声)?$")
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
@@ -1076,7 +1092,7 @@ def _todo_content(text: str) -> str:
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
         body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
-        body = re.sub(r"^的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$", "", body)  # 明天的钢琴课改到四点: the lesson
+        body = re.sub(r"^(?:这周|这个星期|下周)?的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$|[，,](?:是|在|时间是)$", "", body)
         body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
         body = _TODO_LEAD.sub("", re.sub(r"^[，,\s]*(?:那天|的时候|那个)?", "", body).strip(" ，,"))
         body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
@@ -1135,6 +1151,8 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     else:
         return None
     first, end = marked[0], marked[-1] + 1
+    while end < len(clauses) and _CLOCK_AFTER.fullmatch(clauses[end]):
+        end += 1  # 每周二下午都有篮球课 | 是五点: the hour said after the plan
     if first >= 2 and _RETRACT.match(clauses[first - 1]) and first - 2 in timed:
         first -= 2  # 明天下午三点 | 不对 | 是四点去游泳: the corrected clause keeps the day said before
     kept = [c for c in clauses[first:end] if not re.match(r"^(?:不是|不对|not)\b|^不是", c, re.I)]
@@ -1151,11 +1169,15 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     if when is None or (when[0] < now.strftime("%Y-%m-%d %H:%M") and (not remind or when[1] == "none")):
         return None  # no time, or a plan whose hour has passed (my friend is coming over today)
     content = _todo_content(joiner.join(c for c in kept if not _birthday_only(c)) or text)
+    moved = re.match(r"^(?:改到|改成|挪到|推到)", clauses[first]) if not content or content == text else None
+    said_before = [c for c in clauses[:first] if not re.match(r"不是|不在", c)]
+    if moved and said_before:  # 钢琴课 | 不是周三了 | 改到周四下午五点: what was moved was said before
+        content = _todo_content(re.sub(r"(?:不是|不在).*$", "", said_before[-1]))
     if (not content or content == text or _ASKED_ONLY.match(content)) and end < len(clauses):
         # "明天下午3点提醒我，去开会", 两点半叫我一下 | 我要看熊出没: the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
-    if not content or len(content) < 2:
+    if not content or len(content) < 2 or content in ("还有", "然后", "还有就是", "and", "then"):
         return None
     return first, end, opslib.write("schedule", content, datetime=when[0], repeat=when[1], priority=3)
 
@@ -1180,7 +1202,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
     return found
 
 
-_DENIED_EN = re.compile(r"^my (name) (?:is not|isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
+_DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
 _SPELLED_AFTER_ZH = re.compile(r"^(是|叫)([\u4e00-\u9fff]{2,3}?)[\u4e00-\u9fff]{1,4}的([\u4e00-\u9fff])$")
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
@@ -1289,14 +1311,15 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             continue
         if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
             clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
-        elif clause.startswith("叫") and i and "不叫" in parts[i - 1]:
-            # 我爸爸不叫李刚 | 叫李钢, 我家小猫 | 不叫咪咪 | 叫花卷: still the one named before
-            owner = parts[i - 1].split("不叫")[0] or (parts[i - 2] if i > 1 else "")
-            clause = owner + clause
+        elif i and re.match(r"[它他她]?叫|在", clause) and re.search("不叫|不在", parts[i - 1]):
+            # 我爸爸不叫李刚 | 叫李钢, 我家小狗 | 不叫豆豆 | 它叫豆包, 我家 | 不在无锡 | 在常州: still the one said before
+            owner = re.split("不叫|不在", parts[i - 1])[0] or (parts[i - 2] if i > 1 else "")
+            clause = owner + re.sub("^[它他她]", "", clause)
         elif clause.startswith("是") and i and not previous and not _RETRACT.match(parts[i - 1]):
             before = parts[i - 1]
             if _NEGATED.search(before):
-                subject = "我" if before.startswith("我") else ""
+                # 我的生日 | 不是五月四号 | 是五月十四号: the subject said before the denial
+                subject = "我" if before.startswith("我") else parts[i - 2] if i > 1 and before.startswith("不是") else ""
                 clause = subject + clause[1:] if _clause_writes(subject + clause[1:], categories, dict(context)) else subject + clause
             else:
                 clause = before + clause

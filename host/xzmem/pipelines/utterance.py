@@ -13,7 +13,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
-_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最|喜欢)(?:\s*\1)+")
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最|喜欢|还有)(?:\s*\1)+")
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:我)?(?:跟你说|和你说|告诉你)(?=我)|(?<=[\u4e00-\u9fff])(?:嘿嘿|哈哈|嘻嘻)+$|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
                         r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
 _STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff]{1,2})\1+")  # 我我, 我喜欢我喜欢
@@ -34,7 +34,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
-    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for)", "it's "),
+    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "),
     ("my names", "my name's"),
 )] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
@@ -99,6 +99,8 @@ def normalise(text: str) -> str:
         text = re.sub(r"([\u4e00-\u9fff])\1{2,}", r"\1", text)  # 周周周子墨: thrice is a stutter, twice a name (豆豆)
         text = _FILLER_ZH.sub("", _FILLER_ZH.sub("", text))  # twice: 嗯那个… loses 那个 once 嗯 is gone
         text = _STUTTER_ZH.sub(r"\1", text)
+        text = re.sub(r"(我(?:叫|是|喜欢|住在))\s*\1", r"\1", text)  # 我叫那个 就是 我叫王小米
+        text = re.sub(r"^我的名字(?:不是|不叫)[\u4e00-\u9fff]{1,3}?[，,\s]*(?:是|叫)(?=[\u4e00-\u9fff]{2,3}$)", "我叫", text)  # 我的名字不是小明是小鸣
         # a month, a weekday or a clock said twice while the rest is found (五月呃五月二十号, 周四周四下午)
         text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
                       r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
@@ -136,7 +138,7 @@ _CLAUSE_ZH = re.compile(
     r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])|(?<=的)(?=现在住)"
     r"|(?<=[\u4e00-\u9fff])(?=已经(?:学|上|练)了)"
     r"|(?<=叫[\u4e00-\u9fff]{2})(?=它|是[\u4e00-\u9fff]{1,3}色)"  # 我家小狗叫豆包 | 是白色的
-    r"|(?<=的)\s+(?=现在|然后)|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=(?:我)?说错了)"
+    r"|(?<=的)\s+(?=现在|然后|[我你他她])|(?<=[\u4e00-\u9fff])(?<!我)(?:[哦哎啊呃]\s*)?(?=(?:我)?说错了)"
     # 我有两个哥哥大哥叫明明二哥叫亮亮: each of them named in turn
     r"|(?:(?<=哥哥|姐姐|弟弟|妹妹)|(?<=叫[\u4e00-\u9fff]{2}))(?=(?:大哥|二哥|三哥|大姐|二姐|三姐|哥哥|姐姐|弟弟|妹妹)叫(?![我你他她]))"
     r"|(?<=的妈妈|的爸爸)(?=孩子|宝宝)"
@@ -214,7 +216,7 @@ def _cut_en(part: str) -> list[str]:
     pieces = [part]
     for m in _CONTRAST_EN.finditer(part):
         before = part[: m.start()].split()
-        if before and before[-1].lower() not in _NEGATED_VERB:
+        if before and before[-1].lower() not in _NEGATED_VERB and not before[-1].lower().endswith("'s"):
             head = pieces.pop()
             cut = len(head) - (len(part) - m.start())
             pieces += [head[:cut], head[cut:]]
@@ -340,7 +342,7 @@ def asks(clause: str) -> bool:
 
 # Characters and creatures a child becomes in play (我是恐龙 嗷呜, i'm spiderman and i can climb walls):
 # what follows is the role's, not the child's.
-_ROLES_ZH = ("恐龙|霸王龙|老虎|狮子|大灰狼|怪兽|怪物|公主|王子|超人|奥特曼|蜘蛛侠|钢铁侠|海盗|巫婆|女巫|魔法师|仙女|美人鱼|机器人|"
+_ROLES_ZH = ("白雪公主|灰姑娘|小红帽|恐龙|霸王龙|老虎|狮子|大灰狼|怪兽|怪物|公主|王子|超人|奥特曼|蜘蛛侠|钢铁侠|海盗|巫婆|女巫|魔法师|仙女|美人鱼|机器人|"
              "孙悟空|猪八戒|哪吒|艾莎|喜羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|佩奇")
 _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|robot|mermaid|unicorn|king|queen|knight|witch|"
              "wizard|ninja|fairy|ghost|zombie|vampire|spider-?man|batman|superman|iron ?man|hulk|elsa|shark|lion|tiger|"
@@ -353,7 +355,7 @@ _PRETEND = re.compile(
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|我是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
-    r"|\bif (?:she|he|they)\b|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|\bif (?:she|he|they)\b|我演|你演|(?:我们|咱们)演[\u4e00-\u9fff]{1,6}吧|^现在你是|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
