@@ -1497,3 +1497,34 @@ def test_corrections_after_a_denial_play_roles_and_classmates(text, expected):
 ])
 def test_plans_whose_hour_or_day_comes_after_them(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫李思源不对不对是李思远远方的远", [("name", "李思远")]),
+    ("我奶奶叫王秀兰哦不对那是我外婆我奶奶叫赵桂芝", [("family", ("外婆", "王秀兰")), ("family", ("奶奶", "赵桂芝"))]),
+    ("我不是住在北京啦 我住在天津 上次说错了", [("location", "天津")]),  # a note on what was said before, not a retraction
+    ("嗯那个我叫我叫黄子涵黄色的黄", [("name", "黄子涵")]),
+    ("俺叫铁蛋嗯今年八岁俺家在河南周口", [("name", "铁蛋"), ("age", "8"), ("location", "河南周口")]),
+    ("嗯咱家在沈阳铁西那旮旯", [("location", "沈阳铁西")]),
+    ("我好钟意食雪糕啊", [("like", "食雪糕")]),  # Cantonese 钟意 is 喜欢
+    ("画画呀唱歌呀我都喜欢", [("like", "画画"), ("like", "唱歌")]),
+    ("我最讨厌的就是打针，还有吃药！", [("dislike", "打针"), ("dislike", "吃药")]),
+    ("芹菜我一口都不吃 太难吃了", [("dislike", "芹菜")]),
+    ("这孩子呀不爱喝牛奶，你劝劝他。", [("fact", "孩子不爱喝牛奶")]),
+    ("我叫欧阳娜娜是个女孩子然后我最爱跳绳了", [("name", "欧阳娜娜"), ("gender", "女"), ("like", "跳绳")]),
+    ("我同桌是个女生叫婷婷", [("fact", "主人的同桌叫婷婷")]),
+    ("我们周末可能去露营 还没定呢", []),
+])
+def test_regional_words_particles_topic_first_lists_and_unsettled_plans(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天下午呃不是三点是四点去学围棋", [("schedule", "去学围棋", "2026-11-23 16:00", "none")]),
+    ("提醒我周五去图书馆还书哦不对是周六", [("schedule", "去图书馆还书", "2026-11-28 09:00", "none")]),
+    ("这周六的美术课是上午九点不是十点 我刚才说错了", [("schedule", "美术课", "2026-11-28 09:00", "none")]),
+    ("remind me at five no six to call dad", [("schedule", "call dad", "2026-11-22 18:00", "none")]),
+    ("remind me tomorrow at half four to walk the dog", [("schedule", "walk the dog", "2026-11-23 16:30", "none")]),
+])
+def test_a_day_or_an_hour_corrected_in_the_middle_or_at_the_end(text, expected):
+    assert _plans(fast_channel(text, NOW)[1]) == expected

@@ -44,6 +44,7 @@ from xzmem.pipelines.utterance import (
     frames,
     normalise,
     sentences,
+    spelled_name,
     sure,
 )
 
@@ -54,7 +55,7 @@ _KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
            "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
-_KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger )?(?:brother|sister)|"
+_KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger |twin )?(?:brother|sister)|boy|"
            "grandma|granny|nana|nan|nanna|gran|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
            "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu")
 _OTHERS_EN = "best friend|best mate|friend|mate|teacher|neighbou?r|nanny|babysitter|childminder"
@@ -105,7 +106,7 @@ class Signal:
 
 # --- values ------------------------------------------------------------------------------------
 
-_LIST_ZH = re.compile(r"和|跟|与|以及|还有|、")
+_LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀啊](?=[\u4e00-\u9fff])")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
@@ -264,7 +265,7 @@ _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me
 _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
-_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b|like\b|next\b)[a-z]+)?)"
+_AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly| still)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b|like\b|next\b)[a-z]+)?)"
                      r"(?= years? old\b|\s*$| and (?:a half|a quarter|three quarters|a bit)\b| now\b| already$| last \w+$| this \w+$| today$"
                      r"|(?: like)? next (?:week|month|year)$)",
                      re.I)
@@ -274,19 +275,19 @@ _PLACE_ZH = re.compile(
     rf"|^我(?:从小)?在([\u4e00-\u9fff]{{2,6}}?)长大(?:的)?$"
     rf"|^我(?:们|们家|家)?是(?:从([\u4e00-\u9fff]{{2,6}}?)(?:搬)?(?:过)?来|在([\u4e00-\u9fff]{{2,6}})出生)的$"
 )
-_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那里|这里|那儿|这儿|一带|边上|旁边|现在|后来|目前")
+_PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那旮旯|那块|那片|那里|这里|那儿|这儿|一带|边上|旁边|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
 _NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里|自己家|家里|家)$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\bhome$|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
-                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: was born in| live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
+                      r"(?:'ve| have)?(?: just| recently| now| still| actually| currently| all)?(?: was born in| stay in| live with (?:my|our) \w+(?: and \w+)? in| live near(?= .+ in [a-z])| come from| live in| am from|'m from|'re from| are from| grew up in| moved to| live at)\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})"
                        # the home said as a thing: our house is in brooklyn, my home is in leeds
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(rf"^(?:{'|'.join(MONTHS_EN)})$|\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
-_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from"
+_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from|mate"
                             r"|in|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -359,7 +360,7 @@ _FAVOURITE_ZH = re.compile(r"^我(?:现在|平时)?(?:最)?(?:喜欢|爱)(?:吃|
 _LEAST_ZH = re.compile(r"^我(?:最)?(?:不喜欢|不爱|讨厌|害怕|怕)(?:吃|喝|看|玩|听)?的(?:[^，。是]{1,6})?是\s*(.{1,16})$")
 # the thing said first, then who likes it: 草莓我最爱吃了, 青椒我最讨厌了
 _TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|那|这|你|他|她|它|嗨|哈|嗯|啊|哦|呃|好|对|是|不|没|还|也|就|我)([\u4e00-\u9fff]{{1,8}}?)我{_ADVERBS_ZH}"
-                             r"(不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|不吃|不喝|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
+                             r"(一口都不吃|一点都不吃|不爱吃|不喜欢吃|不喜欢|讨厌吃|讨厌|不吃|不喝|爱吃|爱喝|爱看|爱玩|喜欢吃|喜欢喝|喜欢看|喜欢玩|喜欢|爱)(?:了|啦|呀)?$")
 # 我一看到蛇就害怕: a fear of what is seen is a dislike
 _FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
 _INTERESTED_ZH = re.compile(r"^我(?:一直)?对([\u4e00-\u9fff]{1,8}?)(?:特别|很|非常|超级|超|最|比较)?(?:感兴趣|有兴趣)$")  # 我对恐龙特别感兴趣
@@ -687,7 +688,7 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 _PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
-_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
@@ -732,14 +733,14 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:only |just |nearly |almost )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
-    r"|(?:'s| is) (?:really |so |super )?(?:into|crazy about|obsessed with|mad about) [\w -]{2,30}"
+    r"|(?:'s| is) (?:really |so |super |very )?(?:into|crazy about|obsessed with|mad about|fond of) [\w -]{2,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
     r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
-    r"|(?: just)? started (?:reception|nursery|kindergarten|preschool|school|year \w+|\w+ grade)\b[\w ]{0,20}"
+    r"|(?: just)? started (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b[\w ]{0,20}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
     r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
     r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
-    r"| goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b[\w ]{0,20}"
+    r"| goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b[\w ]{0,20}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
@@ -757,11 +758,11 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
-                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
-                      r"|\bstarted (?:reception|nursery|kindergarten|preschool|school|year \w+|\w+ grade)\b"
-                      r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary)\b"
+                      r"|\bstarted (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b"
+                      r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
@@ -1000,7 +1001,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
@@ -1023,6 +1024,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
+_MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|\bmaybe\b|\bmight\b|\bnot sure\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
 _NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
@@ -1052,8 +1054,8 @@ def _is_plan(clause: str, before: str = "") -> bool:
         return False
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
-    if _NOT_A_PLAN.search(clause):
-        return False
+    if _NOT_A_PLAN.search(clause) or _MAYBE.search(clause):
+        return False  # weather and feelings are no plans; 我们周末可能去露营 is not settled
     zh = bool(HAN.search(clause))
     if zh and clause.endswith("了") and not re.search(r"要|就|明天|后天|下周|下个|改到|改成|挪到", clause):
         return False
@@ -1092,7 +1094,7 @@ def _todo_content(text: str) -> str:
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
         body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
-        body = re.sub(r"^(?:这周|这个星期|下周)?的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$|[，,](?:是|在|时间是)$", "", body)
+        body = re.sub(r"^(?:这周|这个星期|下周)?的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$|[，,]?(?:是|在|时间是)$", "", body)
         body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
         body = _TODO_LEAD.sub("", re.sub(r"^[，,\s]*(?:那天|的时候|那个)?", "", body).strip(" ，,"))
         body = _TAIL_ZH.sub("", body) if len(body) > 2 else body
@@ -1204,7 +1206,6 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 _DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
 _RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
-_SPELLED_AFTER_ZH = re.compile(r"^(是|叫)([\u4e00-\u9fff]{2,3}?)[\u4e00-\u9fff]{1,4}的([\u4e00-\u9fff])$")
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
 _FIXED = re.compile(r"^(?:是叫|是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
@@ -1328,9 +1329,16 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         denied = _DENIED_EN.match(parts[i - 1]) if i else None
         if denied and _FIXED.match(clause):  # "my name is not jack" | "it's jake"
             retracted = [{"type": "name" if denied.group(1) else "location"}]
-        spelled = _SPELLED_AFTER_ZH.match(clause) if retracted else None
-        if spelled and spelled.group(3) in spelled.group(2):
-            clause = spelled.group(1) + spelled.group(2)  # 是思淇三点水的淇: the new name, its character explained after it
+        if retracted and re.match("[是叫]", clause):
+            said = next((op.get("name") or op["content"] for op in retracted if op["type"] in ("name", "family")), "")
+            clause = clause[0] + spelled_name(clause[1:], len(said))  # 是思淇三点水的淇: the new name, explained
+        moved = re.match(rf"^(?:那|那个|她|他)是我的?({_KIN_ZH})$", clause) if retracted else None
+        if moved and any(op["type"] == "family" for op in retracted):  # 我奶奶叫王秀兰 | 不对 | 那是我外婆: her relation was wrong
+            ops = [opslib.write("family", f"{moved.group(1)} {op['name']}", relation=moved.group(1), name=op["name"], closeness=3)
+                   for op in retracted if op["type"] == "family"]
+            writes.extend(op for op in ops if op not in writes)
+            retracted, previous = [], ops
+            continue
         fixed = _FIXED.match(clause)
         if (not fixed and not HAN.search(clause) and any(op["type"] in ("name", "family") for op in retracted)):
             fixed = _BARE_NAME_EN.match(clause)  # my name is sophie | no wait | sofia with an f
@@ -1364,6 +1372,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
                 context["speaker"], context["speaker"])
             ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
                    if op["type"] == "name" else op for op in ops]
+        # 我最讨厌的就是打针 | 还有吃药: one more thing of the same kind
+        more = re.match(r"^(?:还有|也有)([\u4e00-\u9fff]{1,8})$", clause)
+        if not ops and more and previous and all(op["type"] in ("like", "dislike") for op in previous):
+            ops = [opslib.write(previous[-1]["type"], item) for item in _items(more.group(1), True)]
         # "i like dogs but not cats": the negated tail of a liking is a dislike ("football not rugby" only prefers)
         m = re.match(r"^not (.{2,30})$", clause, re.I)
         if (not ops and m and previous and all(op["type"] == "like" for op in previous)

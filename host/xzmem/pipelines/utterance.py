@@ -75,14 +75,39 @@ def _quarter_to(text: str) -> str:
     return re.sub(r"(早上|上午|中午|下午|晚上)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点差一刻", earlier, text)
 
 
+_DAY_SAID_ZH = r"(?:这个?|下个?)?(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天|大后天"
+
+
 def _clock_corrected(text: str) -> str:
-    """我明天三点要去学画画哦不是三点是四点: the hour said first becomes the one said last."""
-    m = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不是({_CLOCK_SAID_ZH})[，,\s]*是({_CLOCK_SAID_ZH})$", text)
-    if not m or m.group(1) not in text[: m.start()]:
-        return text
-    head = text[: m.start()]
-    at = head.rfind(m.group(1))
-    return head[:at] + m.group(2) + head[at + len(m.group(1)):]
+    """我明天三点要去学画画哦不是三点是四点: the hour said first becomes the one said last; said before any
+    hour (明天下午不是三点是四点去…) the right one stands where it is said. 提醒我周五去…哦不对是周六: the same
+    for a day."""
+    m = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不是({_CLOCK_SAID_ZH})[，,\s]*是({_CLOCK_SAID_ZH})", text)
+    if m and m.group(1) in text[: m.start()] and m.end() == len(text):
+        head = text[: m.start()]
+        at = head.rfind(m.group(1))
+        return head[:at] + m.group(2) + head[at + len(m.group(1)):]
+    if m and m.group(1) not in text[: m.start()]:
+        return text[: m.start()] + m.group(2) + text[m.end():]
+    day = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不对[，,\s]*是({_DAY_SAID_ZH})$", text)
+    said = re.findall(_DAY_SAID_ZH, text[: day.start()]) if day else []
+    if said:
+        head = text[: day.start()]
+        at = head.rfind(said[-1])
+        return head[:at] + day.group(1) + head[at + len(said[-1]):]
+    return text
+
+
+def spelled_name(said: str, length: int = 0) -> str:
+    """The name in a name said with one of its characters explained after it: 黄子涵黄色的黄 -> 黄子涵,
+    思淇三点水的淇 -> 思淇 (with the length of the name it corrects, 2), 李思远远方的远 -> 李思远."""
+    splits = [(n, said[:n], re.fullmatch(r"([\u4e00-\u9fff]{2,4})的([\u4e00-\u9fff])", said[n:])) for n in (3, 2)]
+    splits = [(n, name, m) for n, name, m in splits if m and m.group(2) in name]
+    starting = [name for _, name, m in splits if m.group(1).startswith(m.group(2))]  # 黄色的黄, 远方的远
+    if starting:
+        return starting[0]
+    ranked = sorted(splits, key=lambda split: (split[0] != length, split[0] == 3))
+    return ranked[0][1] if ranked else said
 
 
 def normalise(text: str) -> str:
@@ -91,6 +116,11 @@ def normalise(text: str) -> str:
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        text = re.sub(r"俺(?!们)", "我", text).replace("俺们", "我们").replace("咱家", "我家")  # northern 俺, 咱家
+        text = re.sub(r"钟意|稀罕(?=吃|玩|看|[\u4e00-\u9fff]{2})", "喜欢", text)  # Cantonese 钟意, northeastern 稀罕
+        text = re.sub(r"^我家(?:小子|臭小子)", "我儿子", text)
+        text = re.sub(r"^(这丫头|这孩子|孩子|我儿子|我女儿|他|她)(?:呀|啊|呢|吧)", r"\1", text)  # 这孩子呀不爱喝牛奶
+        text = re.sub(r"^这丫头", "孩子", text)
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
         text = re.sub(r"(?:^|(?<=\s))孩子(?:的)?(?=姥爷|姥姥|外公|外婆|爷爷|奶奶|舅舅|姑姑|小姨|阿姨|叔叔)", "我", text)  # 孩子姥爷: the child's
         text = re.sub(r"然后(?=还有)", "", text)  # 我喜欢紫色然后还有黄色: one list, not a new clause
@@ -104,7 +134,12 @@ def normalise(text: str) -> str:
         # a month, a weekday or a clock said twice while the rest is found (五月呃五月二十号, 周四周四下午)
         text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
                       r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
+        text = re.sub(r"[，,\s]*(?:我)?(?:上次|刚才|之前|刚刚)(?:我)?说错了[。！!]?$", "", text)
         text = _clock_corrected(_quarter_to(text))
+        text = re.sub(r"^我叫([\u4e00-\u9fff]{3,8}的[\u4e00-\u9fff])$", lambda m: "我叫" + spelled_name(m.group(1)), text)
+        text = re.sub(rf"({_CLOCK_SAID_ZH})[，,\s]*不是{_CLOCK_SAID_ZH}", r"\1", text)  # 是上午九点不是十点
+        text = re.sub(r"^(我叫[\u4e00-\u9fff]{2,4}?)是个(女孩子?|男孩子?|女生|男生)", r"\1，我是\2", text)  # 我叫娜娜是个女孩子
+        text = re.sub(r"那个(?=(?:大|二|三|小)?(?:哥|姐|弟|妹))", "", text)  # 那个大姐叫梅梅
         text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_INLINE_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text)))
         text = re.sub(r"(?<![\u4e00-\u9fff])过([半一二两三四五六七八九十\d]{1,3})(分钟|个?小时|个?钟头)(?!以后|之后|后)", r"\1\2以后", text)  # 过二十分钟
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
@@ -114,12 +149,17 @@ def normalise(text: str) -> str:
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
-    text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b(?! past| to)",
+    text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b"
+                  r"(?! past| to (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d))",
                   r"half past \1", text, flags=re.I)  # British "half four" is half past four
     text = re.sub(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday) not (?:on )?"
                   r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r"\1", text, flags=re.I)  # on wednesday not tuesday
     text = _STUTTER_EN.sub(r"\1", text)
     text = _NO_LEAD_EN.sub("", text)
+    text = re.sub(r"^me (like|love|want|hate)\b", r"i \1", text, flags=re.I)  # me like paw patrol
+    text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
+    text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+)? (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way)$", "", text, flags=re.I)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
     text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
@@ -131,7 +171,7 @@ def normalise(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
-    r"|(?=因为|所以)|(?<=不对)(?=[我你他她])|^不是(?:不是)?(?=我)"
+    r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
@@ -172,7 +212,7 @@ _NO_CUT_BEFORE_NEGATION = set("我你他她它也还都就并可很太最真又�
 _PERSON_END = re.compile(r"^(?:我的?|我们家的?|我家的?)?[\u4e00-\u9fff]{0,3}(?:妈|爸|哥|姐|弟|妹|爷|奶|公|婆|姥|舅|姑|姨|叔|婶|伯|宝|子|儿|女|友|学|师|桌)$")
 _NEW_SUBJECT = re.compile(r"[我你他她它](?!们家)")
 # A pronoun after these is their object (妈妈叫我, 陪你玩, 我爱你), not a new subject.
-_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接着逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
+_TAKES_OBJECT = set("叫让给陪带帮诉醒和跟教等找送接着吃喝逗抱喊问说打骂夸爱欢是像比请把被对向替听看理想见管喂碰抢动拿玩用穿弄得道识"
                     "负推踢撞吓烦抓捏亲咬挠笑催吵惹骗")
 
 
