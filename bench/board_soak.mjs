@@ -9,7 +9,9 @@
 // file layer and JavaScript bridge need (py/gc.c asks for at least the heap's present size when
 // it adds an area, so it can add none),
 // and ballast takes the heap's free space down to what BYTES leaves beside the started firmware.
-// The soak's zero sleeps are made 1 ms (board_soak_mp._turn_sleep) so that turns end often.
+// The soak's zero sleeps are made 1 ms (board_soak_mp._turn_sleep) so that turns end often, and a
+// turn also ends once the heap runs low (board_soak_mp._turns_end_when_low, which says why: a
+// MemoryError escaping the port's event loop made node spin for good in the port's nlr_jump_fail).
 //
 // The fake NVS keeps its contents on the Python heap, where a board keeps them in flash: they are
 // weighed as they load and left out of the budget.
@@ -95,9 +97,28 @@ if (started_live >= boardHeap) {
 const free = B.clamp(boardHeap - started_live);
 maps = { before: null, largest: 0 };
 const started = Date.now();
+const revive = setInterval(() => B.revive(), 50); // the event loop again, after it failed (loop_faults)
+// A soak that stops answering (a task ended by the heap running out, and a peer waiting on it for
+// good) is reported, not waited on: no call moved on for STALL_SECONDS.
+const STALL_SECONDS = 120;
+let last = null;
+let still = 0;
+const watch = setInterval(() => {
+  const now = String(B.progress());
+  still = now === last ? still + 5 : 0;
+  last = now;
+  if (still >= STALL_SECONDS) {
+    const [call, faults] = now.split(" ");
+    const error = `the soak stopped answering at call ${call} for ${STALL_SECONDS} s (loop_faults ${faults})`;
+    console.log("@@json " + JSON.stringify({ error }));
+    process.exit(0);
+  }
+}, 5000);
 await mp.runPythonAsync(`
 board_soak_mp.RESULT = await board_soak_mp.soak()
 `);
+clearInterval(revive);
+clearInterval(watch);
 const result = JSON.parse(mp.pyimport("board_soak_mp").RESULT);
 const out = {
   memory_errors: result.memory_errors,
@@ -114,6 +135,8 @@ const out = {
   refused_full: result.full,
   reconnects: result.reconnects,
   sockets_opened: result.sockets_opened,
+  loop_faults: result.loop_faults,
+  low_turns: result.low_turns,
   fake_nvs_bytes: nvsBytes,
   live_after_start: started_live,
   free_at_start: free,

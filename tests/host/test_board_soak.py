@@ -25,6 +25,7 @@ def soak(*args, check=True):
 def test_a_thousand_mixed_calls_on_the_claimed_heap_lose_nothing():
     out = json.loads(soak("--heap", SOAK_HEAP, "--calls", 1000).stdout)
     assert (out["memory_errors"], out["sessions_lost"], out["leaked_sockets"]) == (0, 0, 0), out["first_problems"]
+    assert out["loop_faults"] == 0  # the port's event loop never ran short of heap itself
     # Every call was one the firmware takes: nothing refused but writes to a type at capacity.
     assert out["tool_errors"] == 0, out["first_problems"]
     assert out["answered"] + out["reconnects"] == 1000 and out["reconnects"] > 20
