@@ -363,8 +363,8 @@ class Store:
             try:
                 async with lock:
                     await steps.run(self.tick_steps(slack=every))
-            except OSError as e:
-                print("memory: flush failed, changes kept in RAM:", e)
+            except Exception as e:  # full flash or a heap too fragmented: the changes stay, the next check tries again
+                print("memory: flush failed, changes kept in RAM:", repr(e))
 
     def end_conversation(self):
         """Count the interaction and flush the conversation's writes together. Returns NVS writes."""

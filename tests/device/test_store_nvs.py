@@ -78,6 +78,26 @@ class Batching(unittest.TestCase):
         self.assertEqual(self.s.pending(), 0)
         self.assertEqual(self.flash.writes, 2)
 
+    async def test_autoflush_goes_on_after_a_flush_runs_out_of_memory(self):
+        # A MemoryError in one flush (a fragmented heap) used to end the loop: nothing was flushed again.
+        self.s.write("fact", {"content": "a"})
+        self.clock.t += 60
+        real, failures = self.s.tick_steps, []
+
+        def short_of_memory(now=None, slack=0):
+            if not failures:
+                failures.append(1)
+                raise MemoryError("memory allocation failed")
+            return real(now, slack)
+
+        self.s.tick_steps = short_of_memory
+        task = asyncio.create_task(self.s.autoflush(asyncio.Lock(), 0.01))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        self.assertEqual(failures, [1])
+        self.assertEqual(self.s.pending(), 0)  # flushed by the next check
+        self.assertEqual(self.flash.writes, 2)
+
     def test_data_survives_reboot(self):
         fresh_nvs(_PATH)
         s = new_store(archiver=FakeArchive())
