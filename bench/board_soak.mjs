@@ -9,9 +9,10 @@
 // file layer and JavaScript bridge need (py/gc.c asks for at least the heap's present size when
 // it adds an area, so it can add none),
 // and ballast takes the heap's free space down to what BYTES leaves beside the started firmware.
-// The soak's zero sleeps are made 1 ms (board_soak_mp._turn_sleep) so that turns end often, and a
-// turn also ends once the heap runs low (board_soak_mp._turns_end_when_low, which says why: a
-// MemoryError escaping the port's event loop made node spin for good in the port's nlr_jump_fail).
+// The soak's zero sleeps are made 1 ms (board_soak_mp._turn_sleep) so that turns end often, and the
+// firmware's step slices end early once the heap runs low (board_soak_mp._turns_end_when_low, which
+// says why: a MemoryError escaping the port's event loop made node spin for good in the port's
+// nlr_jump_fail).
 //
 // The fake NVS keeps its contents on the Python heap, where a board keeps them in flash: they are
 // weighed as they load and left out of the budget.

@@ -20,8 +20,8 @@ still holds after the last client left), live_max (the most gc.mem_alloc() after
 micropython.mem_info(1)'s block map before and after it), heap, calls, seconds (the soak alone),
 tool_errors (calls the firmware refused: none of the mix should be), fake_nvs_bytes, and on this
 port loop_faults (times the port's event loop itself failed, short of heap in the middle of a turn;
-see board_soak_mp._turns_end_when_low) and low_turns (turns ended early so that the port could
-collect, where a board would have collected in the middle of the turn).
+see board_soak_mp._turns_end_when_low) and low_turns (step slices ended early so that the port
+could collect, where a board would have collected in the middle of the step).
 
 With --micropython PATH the soak runs under that unix-port binary instead (build it 32-bit, with
 MICROPY_FORCE_32BIT=1, for a board's object sizes; with lib/memory frozen in for the frozen form and

@@ -223,8 +223,8 @@ class Soak:
         await self.until_held(0)
         self.out["leaked_sockets"] = self.net.held
         self.out["sockets_opened"] = self.net.opened
-        self.out["loop_faults"] = _turn[1]
-        self.out["low_turns"] = _turn[2]
+        self.out["loop_faults"] = _turn[0]
+        self.out["low_turns"] = _turn[1]
         self.main.cancel()
         return self.out
 
@@ -251,32 +251,26 @@ def _turn_sleep(t):
     return asyncio.sleep_ms(int(t * 1000) if t > 0 else 1)
 
 
-# The port's event loop (asyncio.core._run_iter, frozen into the port) runs every task that is due
-# before it gives control back to JavaScript, and only then can the port collect. Two things follow.
-# One turn can allocate a lot: a turn with one slice of a 20-op memory_sync into a full table
-# (memory.steps.run, 10 ms or one step, whichever is longer) took 200 KB here, so a heap that a board
-# (which collects whenever an allocation needs it) holds with room to spare runs dry within one turn.
-# And then whatever escapes _run_iter (its own js.setTimeout failing for lack of heap, when a task
-# that died of the MemoryError is queued for its exception handler) reaches the port's
-# proxy_c_to_js_call, which formats the exception on the heap outside any handler
-# (proxy_convert_mp_to_js_exc_cside): that MemoryError ends in nlr_jump_fail(), a `while (1);`,
-# and node spins at 100 % CPU for good. So on this port the soak runs the port's _run_iter with two
-# changes: a turn also ends (after a collection is asked for) once the heap's free room is under
-# half what it was when the turn began, as a board would collect there (memory.steps.run's slices
-# end there too), and nothing escapes it: a failure is counted in loop_faults and the loop is
-# started again from JavaScript (revive()).
-_LOW_ROOM = const(32768)  # free bytes under which a turn ends whatever room it began with
-_turn = [0, 0, 0]  # the free room when the turn began; failures of the loop (loop_faults); low_turns
+# The port's event loop runs every task that is due before it gives control back to JavaScript, and
+# only then can the port collect. Two things follow. One turn can allocate a lot: a turn with one
+# slice of a 20-op memory_sync into a full table (memory.steps.run, 10 ms or one step, whichever is
+# longer) took 200 KB here, so a heap that a board (which collects whenever an allocation needs it)
+# holds with room to spare runs dry within one turn. And whatever then escapes the loop (its own
+# js.setTimeout failing for lack of heap, when a task that died of the MemoryError is queued for its
+# exception handler) reaches the port's proxy_c_to_js_call, which formats the exception on the heap
+# outside any handler: that MemoryError ends in the port's nlr_jump_fail(), an endless loop, and node
+# spins at 100 % CPU for good. So on this port the soak (1) ends the firmware's step slices (its own
+# memory.steps.run) once the heap's free room is under half what it was when the slice began, or
+# under 32 KB, where a board would collect, and asks for a collection at the turn's end
+# (low_turns), and (2) calls the port's loop inside a handler, so that nothing escapes it: a failure
+# is counted in loop_faults and the loop is started again from JavaScript (revive()).
+_LOW_ROOM = const(32768)  # free bytes under which a slice ends whatever room it began with
+_turn = [0, 0]  # failures of the loop (loop_faults); slices ended for a low heap (low_turns)
 _revive = [False]  # the loop failed and may have no timer left: board_soak.mjs calls revive()
 
 
 def _free():
     return gc.mem_free() - _SPLIT
-
-
-def _low():
-    free = _free()
-    return free < _turn[0] // 2 or free < _LOW_ROOM
 
 
 def _turns_end_when_low():
@@ -285,87 +279,42 @@ def _turns_end_when_low():
 
     from memory import steps
 
-    excs_all = (core.CancelledError, Exception)
-    excs_stop = (core.CancelledError, StopIteration)
+    port_run_iter = core._run_iter
 
     def run_iter():
         try:
-            _run_iter()
-        except BaseException:  # never into the port: see above (it allocates nothing here)
-            _turn[1] += 1
+            port_run_iter()
+        except BaseException:  # never into the port: see above (nothing is allocated here)
+            _turn[0] += 1
             _revive[0] = True
 
-    def _run_iter():
-        # asyncio.core._run_iter of the 1.27 port, but for the lines marked.
-        _turn[0] = _free()  # added
-        while True:
-            t = core._task_queue.peek()
-            if t:
-                dt = max(0, ticks_diff(t.ph_key, ticks_ms()))
-            else:
-                core.cur_task = core._top_level_task
-                return
-            if dt > 0 or _low():  # changed: a low heap ends the turn too
-                core.cur_task = core._top_level_task
-                if dt == 0:  # added: the port collects once the turn is over
-                    gc.collect()
-                    _turn[2] += 1
-                core._schedule_run_iter(dt)
-                return
-            t = core._task_queue.pop()
-            core.cur_task = t
-            try:
-                exc = t.data
-                if not exc:
-                    t.coro.send(None)
-                else:
-                    t.data = None
-                    t.coro.throw(exc)
-            except excs_all as er:
-                assert t.data is None
-                if t.state:
-                    waiting = False
-                    if t.state is True:
-                        t.state = None
-                    elif callable(t.state):
-                        t.state(t, er)
-                        t.state = False
-                        waiting = True
-                    else:
-                        while t.state.peek():
-                            core._task_queue.push(t.state.pop())
-                            waiting = True
-                        t.state = False
-                    if not waiting and not isinstance(er, excs_stop):
-                        core._task_queue.push(t)
-                    t.data = er
-                elif t.state is None:
-                    t.data = exc
-                    core._exc_context["exception"] = exc
-                    core._exc_context["future"] = t
-                    core.Loop.call_exception_handler(core._exc_context)
-
     async def run_steps(work):
-        # memory.steps.run, whose slices also end when the heap runs low (the loop then ends the turn).
-        start = ticks_ms()
+        # memory.steps.run, whose slices also end when the heap runs low.
+        start, room = ticks_ms(), _free()
         try:
             while True:
                 next(work)
-                if ticks_diff(ticks_ms(), start) >= 10 or _low():
+                free = _free()
+                if free < room // 2 or free < _LOW_ROOM:
+                    gc.collect()  # done once this turn is over
+                    _turn[1] += 1
                     await asyncio.sleep(0)
-                    start = ticks_ms()
+                    start, room = ticks_ms(), _free()
+                elif ticks_diff(ticks_ms(), start) >= 10:
+                    await asyncio.sleep(0)
+                    start, room = ticks_ms(), _free()
         except StopIteration as done:
             return done.value
         finally:
             work.close()
 
-    core._run_iter = run_iter  # what _schedule_run_iter hands to setTimeout
+    core._run_iter = run_iter  # what the port's timer calls
     steps.run = run_steps
 
 
 def progress():
     """The call under way and the loop's failures so far, for board_soak.mjs's watch."""
-    return f"{_soak.at} {_turn[1]}"
+    return f"{_soak.at} {_turn[0]}"
 
 
 def revive():
