@@ -1528,3 +1528,29 @@ def test_regional_words_particles_topic_first_lists_and_unsettled_plans(text, ex
 ])
 def test_a_day_or_an_hour_corrected_in_the_middle_or_at_the_end(text, expected):
     assert _plans(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我大女儿叫桃桃 小女儿叫苗苗", [("family", ("大女儿", "桃桃")), ("family", ("小女儿", "苗苗"))]),
+    ("我有一个小表妹叫朵朵 她三岁", [("family", ("小表妹", "朵朵")), ("fact", "主人的小表妹朵朵三岁")]),
+    ("我不喜欢那个那个洋葱味道怪怪的", [("dislike", "洋葱")]),
+    ("我现在是那个小猫咪喵喵喵我最喜欢吃小鱼", []),
+    ("他不用每天吃药了 之前那个提醒取消吧", []),  # a reminder called off
+    ("我不是男孩子 我是短头发的女孩子", [("gender", "女")]),
+    ("孩子今年刚满七岁", [("fact", "孩子今年刚满七岁")]),
+    ("you can call me bella its short for isabella", [("name", "Bella")]),
+    ("i love mac and cheese", [("like", "mac and cheese")]),
+    ("i like sharks more than anything", [("like", "sharks")]),
+    ("we're playing school and my name is miss honey", []),
+    ("oops i meant my sister is called ruby not rosie", [("family", ("sister", "Ruby"))]),
+    ("she's obsessed with frozen right now", [("fact", "She is obsessed with frozen")]),
+    ("she's really shy around new people", [("fact", "She is really shy around new people")]),
+    ("he's seven just so you know", [("fact", "He is seven")]),
+])
+def test_a_familys_ordinary_week_said_in_more_ways(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+def test_a_party_on_a_day_at_an_hour():
+    assert _plans(fast_channel("saturday at two is jaydens birthday party", NOW)[1]) == [
+        ("schedule", "jaydens birthday party", "2026-11-28 14:00", "none")]

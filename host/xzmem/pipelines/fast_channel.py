@@ -51,7 +51,7 @@ from xzmem.pipelines.utterance import (
 __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_channel", "parse_when",
            "sentence_writes", "third_person"]
 
-_KIN_ZH = ("大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
+_KIN_ZH = ("小表妹|小表弟|小表姐|小表哥|小堂妹|小堂弟|大女儿|小女儿|大儿子|小儿子|大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
            "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
@@ -110,21 +110,26 @@ _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀�
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
+                      r"|more than anything(?: else)?(?: in the world)?"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
-_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法|就是|有一股|有点|有一点)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法|就是|有一股|有点|有一点|味道|闻起来|吃起来|看起来)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
                  "什么都", "所有", "一切", "今天", "明天", "昨天", "现在", "这里", "这儿", "today", "tonight"}
 
 
+_ONE_THING_EN = re.compile(r"^(?:mac and cheese|macaroni and cheese|fish and chips|peanut butter and jelly|bread and butter"
+                           r"|salt and vinegar|rock and roll|cookies and cream|strawberries and cream|sweet and sour)\b", re.I)
+
+
 def _items(value: str, zh: bool) -> list[str]:
     """One liking per list member ("猫和狗", "cats and dogs"); a list that opens with its separator
     ("和朋友聊天") is one thing."""
     value = value.strip()
-    if (_LIST_ZH if zh else _LIST_EN).match(value):
+    if (_LIST_ZH if zh else _LIST_EN).match(value) or not zh and _ONE_THING_EN.match(value):
         return [_clean(value, zh)]
     parts = (_LIST_ZH if zh else _LIST_EN).split(value)
     return [p for p in (_clean(part, zh) for part in parts) if p]
@@ -240,7 +245,7 @@ _CAPITALISED_NAME_EN = re.compile(r"^(?:[iI]'m|[iI] am) (?!(?:American|British|E
                                   r"Australian|Indian|French|German|Spanish|Italian|Irish|Scottish|Welsh|Russian|Jewish|"
                                   r"Muslim|Christian|Catholic|Hindu|Buddhist)$)[A-Z][a-z'-]+$")
 _GREETING_ZH = re.compile(r"你好|您好|哈喽|哈罗|嗨|大家好|介绍|认识一下|\b(?:hi|hello|hey)\b", re.I)
-_NOT_A_NAME_EN = {"not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
+_NOT_A_NAME_EN = {"its", "it's", "not", "a", "an", "the", "what", "secret", "too", "so", "very", "really", "just", "going", "gonna",
                   "here", "there", "back", "home", "done", "sorry", "bored", "tired", "hungry", "fine", "ok", "okay",
                   "good", "great", "happy", "sad", "sick", "ready", "sleepy", "scared", "busy", "big", "little",
                   "nice", "also", "still", "in", "at", "on", "from", "with", "like", "and", "but", "no", "yes",
@@ -293,7 +298,7 @@ _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9f
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
-_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉)$")
+_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,4}的)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
            "女孩子": "女", "小女孩": "女", "小男生": "男", "小女生": "女", "男子汉": "男", "girl": "女", "boy": "男",
            "sister": "女", "brother": "男"}
@@ -696,10 +701,10 @@ _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6
                   # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
                   r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
 _PREDICATE_ZH = re.compile(
-    rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快)*"
+    rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
-    rf"|是左撇子|晕车|晕船|乳糖不耐受|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
+    rf"|是左撇子|晕车|晕船|乳糖不耐受|迷上了?[\u4e00-\u9fff]{{1,8}}|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
@@ -734,6 +739,7 @@ _PREDICATE_EN = re.compile(
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:really |so |super |very )?(?:into|crazy about|obsessed with|mad about|fond of) [\w -]{2,30}"
+    r"|(?:'s| is) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b[\w ]{0,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
     r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
     r"|(?: just)? started (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b[\w ]{0,20}"
@@ -755,10 +761,11 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
+                      r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
                       r"|\bstarted (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b"
@@ -948,6 +955,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
         m, rest = None, beside.group(2)
         pronoun = re.match("", rest)
+    if re.search(r"\b(?:into|obsessed with|crazy about|mad about|loves)\b", rest):
+        rest = re.sub(r" (?:right now|at the moment|these days)$", "", rest)  # she's obsessed with frozen right now
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
         if m and not known:
             context["person"] = (m.group(1).lower(), "")
@@ -1021,7 +1030,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
                       # next friday is my school play: a day, then what happens on it
-                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
+                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
 _MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|\bmaybe\b|\bmight\b|\bnot sure\b", re.I)
@@ -1032,6 +1041,7 @@ _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上�
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
                            r"|^(?:please )?(?:remind|tell) (?:me|him|her|us)(?: please)?$", re.I)
 _CLOCK_AFTER = re.compile(r"(?:是|在|时间是)?(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?(?:钟)?")
+_CANCELLED = re.compile(r"取消|不用(?:再)?提醒|别(?:再)?提醒|\bcancel\b|\bcall off\b", re.I)
 _ASKED_ONLY = re.compile(r"^(?:叫|提醒|喊)(?:我|他|她)?(?:一下|一声)?$")
 _TODO_LEAD = re.compile(
     r"^(?:请|麻烦)?(?:你)?(?:要|一定要)?(?:提醒|记得提醒|记得|别忘了|帮我记一下|帮我记住|待办[：:]?)(?:我们|我|他|她|孩子|宝宝)?(?:一下)?\s*"
@@ -1133,6 +1143,8 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     """(first, end, schedule write) for the first clauses that say something to do and its time ("明天下午3点，
     提醒我去开会", "十二月五号是…生日 提醒我准备礼物"), or None; the other clauses keep their own writes.
     `day` is the day of a plan said before in the same line."""
+    if _CANCELLED.search("".join(clauses)):
+        return None  # 之前那个提醒取消吧: a reminder called off is none
     remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
     timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
              and _has_time(c, now)]
@@ -1205,7 +1217,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 
 _DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
-_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|sorry)$", re.I)
+_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|i meant|sorry)$", re.I)
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
 _FIXED = re.compile(r"^(?:是叫|是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 

@@ -119,7 +119,7 @@ def normalise(text: str) -> str:
         text = re.sub(r"俺(?!们)", "我", text).replace("俺们", "我们").replace("咱家", "我家")  # northern 俺, 咱家
         text = re.sub(r"钟意|稀罕(?=吃|玩|看|[\u4e00-\u9fff]{2})", "喜欢", text)  # Cantonese 钟意, northeastern 稀罕
         text = re.sub(r"^我家(?:小子|臭小子)", "我儿子", text)
-        text = re.sub(r"^(这丫头|这孩子|孩子|我儿子|我女儿|他|她)(?:呀|啊|呢|吧)", r"\1", text)  # 这孩子呀不爱喝牛奶
+        text = re.sub(r"^(这丫头|这孩子|孩子|我们家孩子|我家孩子|我儿子|我女儿|他|她)(?:呀|啊|呢|吧)(?:就是)?", r"\1", text)  # 这孩子呀不爱喝牛奶
         text = re.sub(r"^这丫头", "孩子", text)
         text = re.sub(r"^这个?(?=孩子)", "", text)  # a parent's 这孩子 is the child, as 孩子 is
         text = re.sub(r"(?:^|(?<=\s))孩子(?:的)?(?=姥爷|姥姥|外公|外婆|爷爷|奶奶|舅舅|姑姑|小姨|阿姨|叔叔)", "我", text)  # 孩子姥爷: the child's
@@ -159,7 +159,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"^me (like|love|want|hate)\b", r"i \1", text, flags=re.I)  # me like paw patrol
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
     text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+)? (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
-    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way)$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi)$", "", text, flags=re.I)
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
     text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
@@ -188,7 +188,7 @@ _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind|never)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bsorry) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
@@ -394,8 +394,8 @@ _PRETEND = re.compile(
     r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
-    r"|我是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
-    r"|\bif (?:she|he|they)\b|我演|你演|(?:我们|咱们)演[\u4e00-\u9fff]{1,6}吧|^现在你是|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|我(?:现在)?是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
+    r"|\bif (?:she|he|they)\b|我演|你演|(?:我们|咱们)演[\u4e00-\u9fff]{1,6}吧|^现在你是|\bplaying (?:school|house|shop|shops|doctors?|hospital|restaurant|teachers?|families|mummies and daddies|mommies and daddies)\b|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
