@@ -155,6 +155,11 @@ def _said_once(place: str) -> str:
     return again.group(1) if again else place
 
 
+def _family(relation: str, name: str, closeness: int = 3) -> dict:
+    """The `write` op of a family member said with their name."""
+    return opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=closeness)
+
+
 def _title(name: str) -> str:
     """A name heard in lower case (speech recognition) written as a name."""
     return " ".join(w[:1].upper() + w[1:] for w in name.split()) if name.islower() else name
@@ -283,7 +288,7 @@ _PLACE_ZH = re.compile(
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那旮旯|那块|那片|那里|这里|那儿|这儿|一带|边上|旁边|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
-_NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里|自己家|家里|家)$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\bhome$|\b(?:earth|the moon|mars|space|outer space|"
+_NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:自己家|家里|家)$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\bhome$|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
@@ -834,7 +839,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             if name is None:
                 return False
             if kin:
-                writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+                writes.append(_family(relation, name))
             else:
                 writes.append(opslib.write("fact", f"主人的{relation}叫{name}"))
             context["person"] = (relation, name)
@@ -883,14 +888,14 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     m = _THIS_IS_KIN_EN.search(clause)
     if m and m.group(2).lower() not in _NOT_A_NAME_EN:
         relation, name = m.group(1).lower().split()[-1], _title(m.group(2))
-        writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+        writes.append(_family(relation, name))
         context["person"] = (relation, name)
         return True
     m = _TWO_KIN_EN.search(clause)
     if m and not {m.group(2).lower(), m.group(3).lower()} & _NOT_A_NAME_EN:
         relation = m.group(1).lower()
         for name in (_title(m.group(2)), _title(m.group(3))):
-            writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+            writes.append(_family(relation, name))
         return True
     m = _HAVE_UNNAMED_EN.search(clause)
     if m:
@@ -902,7 +907,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if m.group(2).lower() in _NOT_A_NAME_EN:
             return True
         if re.fullmatch(_KIN_EN, relation):
-            writes.append(opslib.write("family", f"{relation} {name}", relation=relation, name=name, closeness=3))
+            writes.append(_family(relation, name))
         else:
             writes.append(opslib.write("fact", f"The user has a {m.group(1).lower()} called {name}"))
         context["person"] = (relation, name)
@@ -940,7 +945,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             name = _title(word)
             if re.fullmatch(_KIN_EN, relation):
                 bare = relation.split()[-1]
-                writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
+                writes.append(_family(bare, name))
             else:
                 writes.append(opslib.write("fact", f"The user's {relation} is called {name}"))
             context["person"] = (relation, name)
@@ -952,7 +957,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         context["person"] = (m.group(1).lower(), _title(beside.group(1)))
         if re.fullmatch(_KIN_EN, m.group(1).lower()):  # my daughter kiara is six: her name is kept too
             bare, name = m.group(1).lower().split()[-1], _title(beside.group(1))
-            writes.append(opslib.write("family", f"{bare} {name}", relation=bare, name=name, closeness=3))
+            writes.append(_family(bare, name))
         m, rest = None, beside.group(2)
         pronoun = re.match("", rest)
     if re.search(r"\b(?:into|obsessed with|crazy about|mad about|loves)\b", rest):
@@ -1233,8 +1238,7 @@ def _with_value(op: dict, value: str) -> dict | None:
     if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
         return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
     if op["type"] == "family":
-        return opslib.write("family", f"{op['relation']} {value}", relation=op["relation"], name=value,
-                            closeness=op.get("closeness", 3))
+        return _family(op["relation"], value, op.get("closeness", 3))
     return opslib.write(op["type"], value)
 
 
@@ -1271,7 +1275,7 @@ def _named_in_turn(said: str) -> list[dict] | None:
     if m:
         kind, names = m.group(1), [_TAIL_ZH.sub("", n) or n for n in m.group(2, 3)]
         if re.fullmatch(_KIN_ZH, kind):
-            return [opslib.write("family", f"{kind} {n}", relation=kind, name=n, closeness=3) for n in names]
+            return [_family(kind, n) for n in names]
         return [opslib.write("fact", third_person(said))]
     m = _IN_TURN_EN.match(said)
     if not m:
@@ -1280,7 +1284,7 @@ def _named_in_turn(said: str) -> list[dict] | None:
     if names[0].lower() in _NOT_A_NAME_EN or names[1].lower() in _NOT_A_NAME_EN:
         return None
     if kind in ("brothers", "sisters", "cousins"):
-        return [opslib.write("family", f"{kind[:-1]} {n}", relation=kind[:-1], name=n, closeness=3) for n in names]
+        return [_family(kind[:-1], n) for n in names]
     return [opslib.write("fact", third_person(said))]
 
 
@@ -1346,8 +1350,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             clause = clause[0] + spelled_name(clause[1:], len(said))  # 是思淇三点水的淇: the new name, explained
         moved = re.match(rf"^(?:那|那个|她|他)是我的?({_KIN_ZH})$", clause) if retracted else None
         if moved and any(op["type"] == "family" for op in retracted):  # 我奶奶叫王秀兰 | 不对 | 那是我外婆: her relation was wrong
-            ops = [opslib.write("family", f"{moved.group(1)} {op['name']}", relation=moved.group(1), name=op["name"], closeness=3)
-                   for op in retracted if op["type"] == "family"]
+            ops = [_family(moved.group(1), op["name"]) for op in retracted if op["type"] == "family"]
             writes.extend(op for op in ops if op not in writes)
             retracted, previous = [], ops
             continue
@@ -1382,8 +1385,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if context.get("speaker"):  # 我是他妈妈 | 我叫林芳: the mother's name
             relation = {"妈": "妈妈", "爸": "爸爸", "mommy": "mom", "mum": "mom", "daddy": "dad"}.get(
                 context["speaker"], context["speaker"])
-            ops = [opslib.write("family", f"{relation} {op['content']}", relation=relation, name=op["content"], closeness=3)
-                   if op["type"] == "name" else op for op in ops]
+            ops = [_family(relation, op["content"]) if op["type"] == "name" else op for op in ops]
         # 我最讨厌的就是打针 | 还有吃药: one more thing of the same kind
         more = re.match(r"^(?:还有|也有)([\u4e00-\u9fff]{1,8})$", clause)
         if not ops and more and previous and all(op["type"] in ("like", "dislike") for op in previous):
