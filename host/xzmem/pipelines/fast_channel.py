@@ -738,6 +738,11 @@ _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:broth
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+# The child's class, a school just started, and where a child goes, as parents say them (in reception,
+# just started kindy, goes to st marys primary): shared by what is said of someone and what is said of the child
+_IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
+_STARTED_EN = r"started (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b"
+_GOES_TO_SCHOOL_EN = r"goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b"
 _PREDICATE_EN = re.compile(
     rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:actually |also |really )?(?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:only |just |nearly |almost )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
@@ -746,12 +751,12 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:really |so |super |very )?(?:into|crazy about|obsessed with|mad about|fond of) [\w -]{2,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b[\w ]{0,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
-    r"|(?:'s| is) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b[\w ]{0,30}"
-    r"|(?: just)? started (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b[\w ]{0,20}"
+    rf"|(?:'s| is) {_IN_CLASS_EN}[\w ]{{0,30}}"
+    rf"|(?: just)? {_STARTED_EN}[\w ]{{0,20}}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
     r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
     r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
-    r"| goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b[\w ]{0,20}"
+    rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
@@ -769,12 +774,12 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 _CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
-                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|asthma|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
-                      r"|(?:\bis|'s) in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
-                      r"|\bstarted (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b"
-                      r"|\bgoes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b"
+                      rf"|(?:\bis|'s) {_IN_CLASS_EN}"
+                      rf"|\b{_STARTED_EN}"
+                      rf"|\b{_GOES_TO_SCHOOL_EN}"
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
