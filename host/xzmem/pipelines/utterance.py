@@ -60,8 +60,7 @@ _DAY_NOT_ZH = re.compile(r"(?:(?<=周[一二三四五六日天])|(?<=星期[一�
 _NO_LEAD_EN = re.compile(r"^(?:no|nope|sorry|oops|wait)\b[,.!]?\s+(?=(?:my|i|i'm|it's|we|we're)\b)", re.I)
 
 
-_HOURS_ZH = "一二三四五六七八九十"
-_HOUR_ZH = [*_HOURS_ZH, "十一", "十二"]  # 一点 … 十二点
+_HOUR_ZH = [*"一二三四五六七八九十", "十一", "十二"]  # 一点 … 十二点
 _CLOCK_SAID_ZH = r"(?:早上|上午|中午|下午|晚上)?(?:[一二两三四五六七八九十\d]{1,3})点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?"
 
 
@@ -98,6 +97,18 @@ def _clock_corrected(text: str) -> str:
     return text
 
 
+def _times_corrected(text: str) -> str:
+    """The days and hours of a line as finally meant, in one place: one said twice while the rest is
+    found (五月呃五月二十号, 周四周四下午), a quarter to (差一刻五点), every way of correcting one (不是三点是四点,
+    是上午九点不是十点, 不是明天是后天, 复诊不是周三 是周四, 是星期六不是星期天) and a span after 过 (过二十分钟)."""
+    text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
+                  r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
+    text = _clock_corrected(_quarter_to(text))
+    text = re.sub(rf"({_CLOCK_SAID_ZH})[，,\s]*不是{_CLOCK_SAID_ZH}", r"\1", text)
+    text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_INLINE_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text)))
+    return re.sub(r"(?<![\u4e00-\u9fff])过([半一二两三四五六七八九十\d]{1,3})(分钟|个?小时|个?钟头)(?!以后|之后|后)", r"\1\2以后", text)
+
+
 def spelled_name(said: str, length: int = 0) -> str:
     """The name in a name said with one of its characters explained after it: 黄子涵黄色的黄 -> 黄子涵,
     思淇三点水的淇 -> 思淇 (with the length of the name it corrects, 2), 李思远远方的远 -> 李思远."""
@@ -131,17 +142,11 @@ def normalise(text: str) -> str:
         text = _STUTTER_ZH.sub(r"\1", text)
         text = re.sub(r"(我(?:叫|是|喜欢|住在))\s*\1", r"\1", text)  # 我叫那个 就是 我叫王小米
         text = re.sub(r"^我的名字(?:不是|不叫)[\u4e00-\u9fff]{1,3}?[，,\s]*(?:是|叫)(?=[\u4e00-\u9fff]{2,3}$)", "我叫", text)  # 我的名字不是小明是小鸣
-        # a month, a weekday or a clock said twice while the rest is found (五月呃五月二十号, 周四周四下午)
-        text = re.sub(r"((?:[一二三四五六七八九十\d]{1,3}月)|(?:周|星期|礼拜)[一二三四五六日天]"
-                      r"|[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻)?)\s*\1", r"\1", text)
-        text = re.sub(r"[，,\s]*(?:我)?(?:上次|刚才|之前|刚刚)(?:我)?说错了[。！!]?$", "", text)
-        text = _clock_corrected(_quarter_to(text))
+        text = re.sub(r"[，,\s]*(?:我)?(?:上次|刚才|之前|刚刚)(?:我)?说错了[。！!]?$", "", text)  # a note, not a retraction
+        text = _times_corrected(text)
         text = re.sub(r"^我叫([\u4e00-\u9fff]{3,8}的[\u4e00-\u9fff])$", lambda m: "我叫" + spelled_name(m.group(1)), text)
-        text = re.sub(rf"({_CLOCK_SAID_ZH})[，,\s]*不是{_CLOCK_SAID_ZH}", r"\1", text)  # 是上午九点不是十点
         text = re.sub(r"^(我叫[\u4e00-\u9fff]{2,4}?)是个(女孩子?|男孩子?|女生|男生)", r"\1，我是\2", text)  # 我叫娜娜是个女孩子
         text = re.sub(r"那个(?=(?:大|二|三|小)?(?:哥|姐|弟|妹))", "", text)  # 那个大姐叫梅梅
-        text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_INLINE_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text)))
-        text = re.sub(r"(?<![\u4e00-\u9fff])过([半一二两三四五六七八九十\d]{1,3})(分钟|个?小时|个?钟头)(?!以后|之后|后)", r"\1\2以后", text)  # 过二十分钟
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
