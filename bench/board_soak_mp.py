@@ -298,11 +298,10 @@ def _turns_end_when_low():
                 if free < room // 2 or free < _LOW_ROOM:
                     gc.collect()  # done once this turn is over
                     _turn[1] += 1
-                    await asyncio.sleep(0)
-                    start, room = ticks_ms(), _free()
-                elif ticks_diff(ticks_ms(), start) >= 10:
-                    await asyncio.sleep(0)
-                    start, room = ticks_ms(), _free()
+                elif ticks_diff(ticks_ms(), start) < 10:
+                    continue
+                await asyncio.sleep(0)
+                start, room = ticks_ms(), _free()
         except StopIteration as done:
             return done.value
         finally:
