@@ -8,15 +8,22 @@ import gc
 from micropython import const
 
 from memory import forget, oversize, spoken
-from memory.mcp import INTERNAL_ERROR, _error
+from memory.mcp import INTERNAL_ERROR, _error, _valid_id
 
 _HEAD = const(96)  # characters of the message searched for its id, as for an oversized one
 
 
-def answer(dispatcher, text):
+def answer(dispatcher, text, msg=None):
+    """The error for `msg` once parsed (its id), else for `text` (an id among its first bytes)."""
     gc.collect()
-    head = text[:_HEAD]
-    if isinstance(head, str):
-        head = head.encode()
+    if isinstance(msg, dict):
+        rid = msg.get("id")
+        rid = rid if _valid_id(rid) else None
+    elif text is not None:
+        head = text[:_HEAD]
+        head = head.encode() if isinstance(head, str) else bytes(head)
+        rid = oversize._head_id(head)
+    else:
+        rid = None  # a batch: no one id to answer
     forget("oversize")
-    return _error(oversize._head_id(head), INTERNAL_ERROR, spoken.say(MemoryError(), dispatcher.language))
+    return _error(rid, INTERNAL_ERROR, spoken.say(MemoryError(), dispatcher.language))

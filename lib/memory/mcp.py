@@ -26,6 +26,7 @@ MAX_NAME = const(64)
 _MAX_MESSAGE_TEXT = const(400)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 _CUT_MARK = "\n[result cut off] "
+_SCAN = const(256)  # bytes of a long message searched at once for surrogate escapes
 _MAX_DEPTH = const(32)  # nesting a message may have; JSON-RPC's own is 3 deep, tool arguments a few more
 
 
@@ -130,9 +131,10 @@ def json_text(value):
 
 
 def message_text(msg):
-    """A received WebSocket message as text for handle(): binary is read as UTF-8; bytes that are not
-    UTF-8 become a string the dispatcher answers as a parse error."""
-    if isinstance(msg, str):
+    """A received WebSocket message as text for handle(): a str, or a long one's memoryview (memory.ws)
+    as it is; binary is read as UTF-8, and bytes that are not UTF-8 become a string the dispatcher
+    answers as a parse error."""
+    if not isinstance(msg, bytes):
         return msg
     try:
         return msg.decode()
@@ -249,14 +251,47 @@ def _escaped(piece):
     return jsontext.string(piece)[1:-1]
 
 
+def _escapes_surrogate(view):
+    # Whether a memoryview of UTF-8 holds \ud or \uD, looked for a copied piece at a time (a
+    # memoryview has no find); the pieces overlap so that no escape is missed where one is cut.
+    n = len(view)
+    i = 0
+    while i < n:
+        piece = bytes(view[i : i + _SCAN])
+        at = piece.find(b"\\u")
+        while 0 <= at < len(piece) - 2:
+            c = piece[at + 2]
+            if c == 0x64 or c == 0x44:  # d or D
+                return True
+            at = piece.find(b"\\u", at + 1)
+        i += _SCAN - 2
+    return False
+
+
 def loads(text):
-    """json.loads, surrogate escapes made plain first (memory.oversize)."""
-    if "\\ud" in text or "\\uD" in text:
+    """json.loads of a str or of a long message's memoryview (memory.ws), surrogate escapes made
+    plain first (memory.oversize)."""
+    if isinstance(text, str):
+        escaped = "\\ud" in text or "\\uD" in text
+    else:
+        escaped = _escapes_surrogate(text)
+        if escaped:
+            text = str(text, "utf-8")  # rare (clients that escape emoji): worth a copy
+    if escaped:
         from memory import oversize
 
         forget("oversize")
         text = oversize.plain(text)
-    return json.loads(text)
+    return _json_loads(text)
+
+
+try:
+    json.loads(memoryview(b"0"))
+    _json_loads = json.loads  # MicroPython parses a memoryview where it lies
+except TypeError:  # CPython wants str or bytes
+
+    def _json_loads(text):
+        return json.loads(text if isinstance(text, str) else bytes(text))
 
 
 def _parse(text):
@@ -382,15 +417,20 @@ class Dispatcher:
     async def handle_async(self, text, link):
         """handle() on the event loop: a tool call takes `lock` and runs in slices (memory.steps),
         so pings and other clients are answered while it works."""
+        msg = None
         try:
             ok, msg = _parse(text)
-            return (await self.handle_parsed_async(msg, link)) if ok else msg
+            if not ok:
+                return msg
+            # A long text is a view of the receive buffer, which another connection may fill once
+            # this awaits: from here on only the parsed message is used.
+            text = None
+            return await self.handle_parsed_async(msg, link)
         except MemoryError:  # the heap ran out outside a tool call: the request still gets its answer
-            msg = None
             from memory import lowmem
 
             forget("lowmem")
-            return lowmem.answer(self, text)
+            return lowmem.answer(self, text, msg)
 
     async def handle_parsed_async(self, msg, link):
         """handle_parsed() on the event loop, as handle_async()."""

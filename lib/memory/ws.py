@@ -42,7 +42,7 @@ CLOSE_BAD_DATA = const(1007)
 CLOSE_TOO_BIG = const(1009)
 CLOSE_INTERNAL_ERROR = const(1011)
 
-MAX_MESSAGE = const(16384)  # bytes of one frame and of one reassembled message
+MAX_MESSAGE = const(4096)  # bytes of one message: the size of the shared receive buffer
 SKIP_MAX = const(262144)  # bytes of an oversized message read past (and answered) rather than closed on
 _HEAD = const(96)  # bytes kept of each end of a skipped message: enough to find its JSON-RPC id
 STREAM_FRAME = const(1024)  # bytes per frame of a message sent as pieces
@@ -54,6 +54,13 @@ _MAX_HEAD = const(14)  # bytes of the longest frame header: 2 + 8 (length) + 4 (
 _WRITE_KEEPS = sys.implementation.name != "micropython"
 _TX = bytearray(_MAX_HEAD + STREAM_FRAME)  # the frame being written: header, then the payload
 _RX = bytearray(STREAM_FRAME)  # a received data frame, unmasked, until it is decoded
+# A message longer than one STREAM_FRAME frame, or sent in fragments, is read into _MSG, the one
+# buffer every connection shares, so that no message costs a block of its size on a heap that may
+# have none left. The connection reading into it owns it (_msg_owner) until recv() returns.
+_MSG = bytearray(MAX_MESSAGE)
+_msg_owner = None
+_CHECK = const(256)  # bytes of a long text message checked as UTF-8 at once
+_WAIT = 0.01  # seconds between looks at whether _MSG is free
 
 
 def _mask_plain(dst, src, n, key):
@@ -179,7 +186,7 @@ def encode_frame(op, payload, fin=True, mask_key=None):
     return frame_header(op, len(payload), fin, mask_key) + payload
 
 
-def _char_start(buf, n):
+def char_start(buf, n):
     """Where buf[:n] may be cut without splitting a UTF-8 character: n, or where its last character starts."""
     i = n - 1
     while i > 0 and n - i < 4 and buf[i] & 0xC0 == 0x80:
@@ -199,7 +206,7 @@ class WebSocket:
         self.writer = writer
         self.client = client
         self.subprotocol = subprotocol
-        self.max_size = max_size
+        self.max_size = max_size if max_size < MAX_MESSAGE else MAX_MESSAGE  # what _MSG holds
         self.close_code = None  # set once the connection is closed
         self.close_reason = ""
         self.last_rx = time.time()  # when the peer last sent a frame (keepalive looks at this)
@@ -256,7 +263,7 @@ class WebSocket:
                         if n == size:
                             # Full: send up to the last whole character, so every frame is valid UTF-8
                             # on its own (for peers that decode frame by frame); the rest moves up.
-                            cut = _char_start(buf, n)
+                            cut = char_start(buf, n)
                             await self._write_frame(op, view[:cut], False)
                             op = OP_CONT
                             buf[: n - cut] = buf[cut:n]
@@ -308,7 +315,13 @@ class WebSocket:
             raise ConnectionClosed(CLOSE_ABNORMAL, "write failed: %s" % e)
 
     async def recv(self):
-        """The next message: str for text, bytes for binary. Answers pings; raises ConnectionClosed at the end."""
+        """The next message: str for text, bytes for binary. Answers pings; raises ConnectionClosed at the end.
+
+        A text message over STREAM_FRAME bytes comes as a memoryview of its UTF-8 in the shared
+        receive buffer instead of a str: read it before the next await, which may hand the buffer
+        to another connection.
+        """
+        global _msg_owner
         if self.close_code is not None:
             raise ConnectionClosed(self.close_code, self.close_reason)
         self._reading = True
@@ -320,16 +333,18 @@ class WebSocket:
             self._lost()
         finally:
             self._reading = False
+            if _msg_owner is self:
+                _msg_owner = None
         raise ConnectionClosed(self.close_code, self.close_reason)
 
     async def _recv_message(self):
-        parts = None  # fragments of a message in progress
-        size = 0
+        size = 0  # bytes of the message so far, in _MSG once it is kept there
         first_op = OP_TEXT
+        started = False  # a fragmented message is in progress
         head = None  # set once the message went over max_size: it is read past, not kept
         tail = b""
         while True:
-            op, fin, payload = await self._read_frame(self.max_size - size if head is None else 0)
+            op, fin, payload = await self._read_frame(self.max_size - size if head is None else 0, size, started)
             if op == OP_PING:
                 if not self._close_sent:
                     await self._send_frame(OP_PONG, payload)
@@ -341,44 +356,53 @@ class WebSocket:
                 await self._on_close(payload)
                 raise ConnectionClosed(self.close_code, self.close_reason)
             if op == OP_CONT:
-                if parts is None:
+                if not started:
                     raise _Fail(CLOSE_PROTOCOL_ERROR, "continuation frame with no message")
-            elif parts is not None:
+            elif started:
                 raise _Fail(CLOSE_PROTOCOL_ERROR, "new message inside a fragmented one")
             else:
                 first_op = op
                 if fin and not isinstance(payload, int):
                     return self._message(op, payload)
-                parts = []
+                started = True
             if isinstance(payload, int):  # a frame read past: its length
                 if head is None:
-                    # Each earlier fragment shorter than _HEAD is whole, so these bytes are the message's start.
-                    head = (b"".join([p[:_HEAD] for p in parts]) + self._skipped_head)[:_HEAD]
-                    parts = []  # still a message in progress, but nothing more is kept
+                    # The bytes kept so far are the message's start; the skipped frame's follow them.
+                    kept = size if size < _HEAD else _HEAD
+                    head = (bytes(memoryview(_MSG)[:kept]) + self._skipped_head)[:_HEAD]
                 size += payload
                 tail = (tail + self._skipped_tail)[-_HEAD:]
             else:
                 size += len(payload)
-                if head is None:
-                    parts.append(bytes(payload))  # a view of _RX would change under the next frame
             if size > SKIP_MAX:
                 raise _Fail(CLOSE_TOO_BIG, "message over %d bytes" % SKIP_MAX)
             if fin:
                 if head is not None:
                     raise MessageTooBig(size, self.max_size, bytes(head), bytes(tail))
-                return self._message(first_op, b"".join(parts))
+                return self._message(first_op, memoryview(_MSG)[:size])
 
     def _message(self, op, payload):
         if op == OP_BINARY:
             return bytes(payload)
+        n = len(payload)
         try:
-            return str(payload, "utf-8")
+            if n <= STREAM_FRAME:
+                return str(payload, "utf-8")
+            # Checked a piece at a time, each cut where a character starts: no copy of the whole.
+            i = 0
+            while i < n:
+                j = n if n - i <= _CHECK else i + char_start(payload[i : i + _CHECK], _CHECK)
+                str(payload[i:j], "utf-8")
+                i = j
         except UnicodeError:
             raise _Fail(CLOSE_BAD_DATA, "text message is not UTF-8")
+        return payload
 
-    async def _read_frame(self, room=SKIP_MAX):
-        # (op, fin, payload); a data frame longer than `room` bytes is read past in small pieces and
+    async def _read_frame(self, room=SKIP_MAX, at=0, started=False):
+        # (op, fin, payload). A data frame longer than `room` bytes is read past in small pieces and
         # its payload is its length (an int), its first and last bytes in self._skipped_head and _tail.
+        # A data frame of a fragmented message (`started`, or not final) or over STREAM_FRAME bytes
+        # goes into _MSG at `at`, and its payload is a view of it there.
         r = self.reader
         b0, b1 = await r.readexactly(2)
         self.last_rx = time.time()
@@ -402,26 +426,52 @@ class WebSocket:
             raise _Fail(CLOSE_TOO_BIG, "frame of %d bytes, limit %d" % (n, self.max_size))
         key = None if self.client else memoryview(ext)[extra:]
         if n > room and op < OP_CLOSE:
-            keep = await r.readexactly(_HEAD if n > _HEAD else n)
-            self._skipped_head = mask(keep, key) if key else keep
-            left = n - len(keep)
-            while left > _HEAD:  # in pieces that end where the last _HEAD bytes begin
-                left -= len(await r.readexactly(_HEAD if left >= 2 * _HEAD else left - _HEAD))
-            tail = await r.readexactly(left) if left else b""
-            if key and tail:
-                at = n - left  # the masking key goes on from where this piece starts
-                tail = mask(tail, bytes([key[(at + i) & 3] for i in range(4)]))
-            # A short frame's last bytes begin inside the ones kept as its head.
-            self._skipped_tail = tail if len(tail) == _HEAD else (self._skipped_head + tail)[-_HEAD:]
+            await self._skip(n, key)
             return op, b0 & 0x80, n
+        if op < OP_CLOSE and (started or not b0 & 0x80 or n > STREAM_FRAME):
+            await self._read_into(at, n, key)
+            return op, b0 & 0x80, memoryview(_MSG)[at : at + n]
         payload = await r.readexactly(n) if n else b""
         if key:
-            if op < OP_CLOSE and n <= STREAM_FRAME:
-                # Unmasked into _RX: the caller decodes it before its next await (or copies it).
+            if op < OP_CLOSE:
+                # Unmasked into _RX: the caller decodes it before its next await.
                 mask_into(_RX, payload, n, key)
                 return op, b0 & 0x80, memoryview(_RX)[:n]
             payload = mask(payload, key)
         return op, b0 & 0x80, payload
+
+    async def _read_into(self, at, n, key):
+        # A payload into _MSG at `at`, STREAM_FRAME bytes a read, unmasked on the way in (a piece
+        # is a multiple of 4 bytes long, so each starts at the key's first byte).
+        global _msg_owner
+        while _msg_owner is not None and _msg_owner is not self:
+            await asyncio.sleep(_WAIT)  # another connection's message is being read into it
+        _msg_owner = self
+        view = memoryview(_MSG)
+        done = 0
+        while done < n:
+            m = n - done if n - done < STREAM_FRAME else STREAM_FRAME
+            piece = await self.reader.readexactly(m)
+            if key:
+                mask_into(view[at + done :], piece, m, key)
+            else:
+                view[at + done : at + done + m] = piece
+            done += m
+
+    async def _skip(self, n, key):
+        # Reads past a payload of n bytes, keeping its first and last _HEAD bytes.
+        r = self.reader
+        keep = await r.readexactly(_HEAD if n > _HEAD else n)
+        self._skipped_head = mask(keep, key) if key else keep
+        left = n - len(keep)
+        while left > _HEAD:  # in pieces that end where the last _HEAD bytes begin
+            left -= len(await r.readexactly(_HEAD if left >= 2 * _HEAD else left - _HEAD))
+        tail = await r.readexactly(left) if left else b""
+        if key and tail:
+            at = n - left  # the masking key goes on from where this piece starts
+            tail = mask(tail, bytes([key[(at + i) & 3] for i in range(4)]))
+        # A short frame's last bytes begin inside the ones kept as its head.
+        self._skipped_tail = tail if len(tail) == _HEAD else (self._skipped_head + tail)[-_HEAD:]
 
 
     # Closing (memory.wsclose).

@@ -86,7 +86,7 @@ class XiaozhiLink(outlink.OutboundLink):
                 except ws.MessageTooBig as e:  # read past: answered in an envelope, the link goes on
                     await sock.send(mcp_envelope(self.dispatcher.too_big(e), self.session_id))
                     continue
-                if not isinstance(msg, str):
+                if isinstance(msg, bytes):
                     continue  # audio frames: this link has no speaker
                 out = await self.on_text(msg)
                 msg = None
@@ -111,7 +111,8 @@ class XiaozhiLink(outlink.OutboundLink):
             msg = mcp.loads(text)
         except ValueError:
             # A server that refuses the token may say so in plain text before it closes: show its words.
-            self.log("%s: the server said (not JSON): %s" % (self.link.name, text[:_MAX_SAID]))
+            said = text[:_MAX_SAID] if isinstance(text, str) else str(text[: ws.char_start(text, _MAX_SAID)], "utf-8")
+            self.log("%s: the server said (not JSON): %s" % (self.link.name, said))
             return None
         if not isinstance(msg, dict):
             return None

@@ -157,7 +157,7 @@ class Sessions(unittest.TestCase):
         self.assertEqual(answers[0]["id"], "w-1")
         self.assertEqual(answers[0]["error"]["code"], -32600)
         message = answers[0]["error"]["message"]
-        self.assertTrue("16384" in message and str(len(json.dumps(big).encode())) in message, message)
+        self.assertTrue(str(ws.MAX_MESSAGE) in message and str(len(json.dumps(big).encode())) in message, message)
         self.assertEqual(answers[1], {"jsonrpc": "2.0", "id": 2, "result": {}})
         self.assertEqual(close_code(frames[-1]), 1000)
 

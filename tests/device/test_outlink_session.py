@@ -197,7 +197,7 @@ class SessionTest(unittest.TestCase):
         await in_task(link.run_once())
         out = [json.loads(t) for t in sent(stream)]
         self.assertEqual((out[0]["id"], out[0]["error"]["code"]), ("r_n_7", -32600))
-        self.assertTrue("16384" in out[0]["error"]["message"], out[0])
+        self.assertTrue(str(ws.MAX_MESSAGE) in out[0]["error"]["message"], out[0])
         self.assertEqual(out[1], {"jsonrpc": "2.0", "id": 8, "result": {}})
 
         stream = YieldingStream(server_frames(

@@ -65,10 +65,23 @@ class Framing(unittest.TestCase):
         _, sock = client_side(bytes([0x01, 0x03, 0x48, 0x65, 0x6C]), bytes([0x80, 0x02, 0x6C, 0x6F]))
         self.assertEqual(await sock.recv(), "Hello")
 
-    async def test_sixteen_kilobytes_in_one_frame_is_accepted(self):
-        payload = b"a" * 16384
+    async def test_a_whole_buffer_in_one_frame_comes_as_a_view_of_it(self):
+        payload = "记".encode() * (ws.MAX_MESSAGE // 3) + b"a" * (ws.MAX_MESSAGE % 3)
         _, sock = server_side(client_frame(ws.OP_TEXT, payload))
-        self.assertEqual(await sock.recv(), payload.decode())
+        got = await sock.recv()
+        self.assertTrue(isinstance(got, memoryview), type(got))
+        self.assertEqual(bytes(got), payload)
+
+    async def test_long_text_that_is_not_utf8_closes_with_1007(self):
+        # Checked in 256-byte pieces: the bad byte sits past the first piece, and a character
+        # straddles a piece's end (a cut there must not read as an error).
+        payload = bytearray("记".encode() * 900)
+        payload[2000] = 0xFF
+        s, sock = server_side(client_frame(ws.OP_TEXT, bytes(payload)))
+        await expect_close(self, sock, 1007)
+        self.assertEqual(close_code(read_frames(s.out)[-1]), 1007)
+        _, sock = server_side(client_frame(ws.OP_TEXT, "记".encode() * 900))
+        self.assertEqual(bytes(await sock.recv()), "记".encode() * 900)
 
     async def test_client_sends_masked_server_sends_plain(self):
         c, client = client_side()
@@ -144,7 +157,7 @@ async def expect_too_big(test, sock, size):
     try:
         got = await sock.recv()
     except ws.MessageTooBig as e:
-        test.assertEqual((e.size, e.limit), (size, 16384))
+        test.assertEqual((e.size, e.limit), (size, ws.MAX_MESSAGE))
         return e.head
     test.fail("expected MessageTooBig, received %r" % (got[:40],))
 
@@ -161,7 +174,7 @@ class Limits(unittest.TestCase):
         s, sock = server_side(ws.frame_header(ws.OP_BINARY, 1 << 40, True, KEY))
         await expect_close(self, sock, 1009)
 
-    async def test_a_message_over_16k_is_read_past_and_the_next_one_is_read(self):
+    async def test_a_message_over_the_limit_is_read_past_and_the_next_one_is_read(self):
         big = b'{"jsonrpc":"2.0","id":7,' + b"x" * 20000
         s, sock = server_side(client_frame(ws.OP_TEXT, big), client_frame(ws.OP_TEXT, "下一条".encode()))
         head = await expect_too_big(self, sock, len(big))
@@ -170,22 +183,22 @@ class Limits(unittest.TestCase):
         self.assertFalse(sock.closed)
         self.assertEqual(s.out, b"")  # nothing said on the socket: answering is the caller's business
 
-    async def test_fragments_adding_up_over_16k_are_read_past(self):
-        part = b"x" * 6000
+    async def test_fragments_adding_up_over_the_limit_are_read_past(self):
+        part = b"x" * 1500
         s, sock = server_side(
             client_frame(ws.OP_TEXT, b"[1,", fin=False), client_frame(ws.OP_CONT, part, fin=False),
             client_frame(ws.OP_CONT, part, fin=False), client_frame(ws.OP_PING, b"p", fin=True),
             client_frame(ws.OP_CONT, part), client_frame(ws.OP_TEXT, b"after"),
         )
-        head = await expect_too_big(self, sock, 3 + 3 * 6000)
+        head = await expect_too_big(self, sock, 3 + 3 * 1500)
         self.assertEqual(head, (b"[1," + part)[:96])
         self.assertEqual(await sock.recv(), "after")
         self.assertEqual([f[1] for f in read_frames(s.out)], [ws.OP_PONG])  # the ping in between was answered
 
-    async def test_a_message_just_at_16k_is_whole(self):
-        data = b"y" * 16384
-        _, sock = server_side(client_frame(ws.OP_TEXT, data[:10000], fin=False), client_frame(ws.OP_CONT, data[10000:]))
-        self.assertEqual(await sock.recv(), data.decode())
+    async def test_a_message_just_at_the_limit_is_whole(self):
+        data = b"y" * ws.MAX_MESSAGE
+        _, sock = server_side(client_frame(ws.OP_TEXT, data[:3000], fin=False), client_frame(ws.OP_CONT, data[3000:]))
+        self.assertEqual(bytes(await sock.recv()), data)
 
     async def test_read_past_messages_may_not_add_up_past_skip_max(self):
         part = b"z" * 16000
@@ -203,6 +216,79 @@ class Limits(unittest.TestCase):
             pass
         else:
             self.fail("send after close was accepted")
+
+
+class TrickleStream(FakeStream):
+    """A FakeStream whose reads wait for bytes fed later, as a socket's do."""
+
+    async def readexactly(self, n):
+        while len(self.incoming) < n:
+            await asyncio.sleep(0)
+        return await FakeStream.readexactly(self, n)
+
+
+async def read_copied(sock):
+    # What every link does: use a long message before awaiting anything else.
+    got = await sock.recv()
+    return bytes(got) if isinstance(got, memoryview) else got
+
+
+async def in_task(coro):
+    # In the WebAssembly port the test runner's own coroutine resumes only when the loop has nothing
+    # else to run, so a test that takes turns with busy tasks runs as a task of its own.
+    return await asyncio.create_task(coro)
+
+
+class SharedBuffer(unittest.TestCase):
+    async def test_two_connections_long_messages_do_not_mix(self):
+        await in_task(self._two_connections())
+
+    async def _two_connections(self):
+        # A's long message arrives slowly; B's is all there. B waits for the shared buffer until
+        # A's message is whole and taken, then each reads its own text.
+        a_text = b'{"from":"a","x":"' + b"a" * 3000 + b'"}'
+        b_text = b'{"from":"b","x":"' + b"b" * 2500 + b'"}'
+        a_frame = client_frame(ws.OP_TEXT, a_text)
+        a_stream = TrickleStream(a_frame[:1500])
+        b_stream = TrickleStream(client_frame(ws.OP_TEXT, b_text))
+        a_task = asyncio.create_task(read_copied(ws.WebSocket(a_stream, a_stream, False)))
+        await asyncio.sleep(0)
+        b_task = asyncio.create_task(read_copied(ws.WebSocket(b_stream, b_stream, False)))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        self.assertFalse(a_task.done() or b_task.done())
+        a_stream.feed(a_frame[1500:])
+        self.assertEqual(await a_task, a_text)
+        self.assertEqual(await b_task, b_text)
+
+    async def test_a_short_message_does_not_wait_for_the_buffer(self):
+        await in_task(self._short_message())
+
+    async def _short_message(self):
+        slow = TrickleStream(client_frame(ws.OP_TEXT, b"x" * 3000)[:100])
+        slow_task = asyncio.create_task(read_copied(ws.WebSocket(slow, slow, False)))
+        await asyncio.sleep(0)
+        _, quick = server_side(client_frame(ws.OP_TEXT, b'{"short":1}'))
+        self.assertEqual(await quick.recv(), '{"short":1}')
+        self.assertFalse(slow_task.done())
+        slow.feed(client_frame(ws.OP_TEXT, b"x" * 3000)[100:])
+        self.assertEqual(await slow_task, b"x" * 3000)
+
+    async def test_a_dropped_connection_frees_the_buffer(self):
+        await in_task(self._dropped_connection())
+
+    async def _dropped_connection(self):
+        cut = FakeStream(client_frame(ws.OP_TEXT, b"c" * 3000)[:2000])  # ends inside the payload
+        with self.assertRaises(ws.ConnectionClosed):
+            await ws.WebSocket(cut, cut, False).recv()
+        _, sock = server_side(client_frame(ws.OP_TEXT, b"d" * 3000))
+        task = asyncio.create_task(read_copied(sock))
+        for _ in range(100):  # half a second at most: a buffer never freed would keep it waiting
+            if task.done():
+                break
+            await asyncio.sleep(0.005)
+        self.assertTrue(task.done(), "the next long message still waits for the buffer")
+        self.assertEqual(await task, b"d" * 3000)
 
 
 class ProtocolErrors(unittest.TestCase):

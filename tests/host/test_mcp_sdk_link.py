@@ -94,7 +94,7 @@ def test_sdk_call_too_big_to_read_ends_with_an_error_not_a_wait():
                 await session.initialize()
                 with pytest.raises(McpError) as e:
                     await asyncio.wait_for(session.call_tool("note", {"action": "put", "slot": 1, "text": "长" * 8000}), 10)
-                assert e.value.error.code == -32600 and "16384" in e.value.error.message
+                assert e.value.error.code == -32600 and "4096" in e.value.error.message
                 result = await session.call_tool("note", {"action": "put", "slot": 1, "text": "短"})
                 assert result.isError is False
 

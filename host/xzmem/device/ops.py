@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import time
 from dataclasses import dataclass, field
 
 MAX_OPS_PER_BATCH = 64
+# The device reads one message of at most 4,096 bytes (its receive buffer, memory.ws.MAX_MESSAGE); a
+# batch's ops as UTF-8 JSON keep 512 of them for the tools/call around them (ids, envelope).
+MESSAGE_MAX_BYTES = 4096
+BATCH_MAX_BYTES = MESSAGE_MAX_BYTES - 512
 PAYLOAD_MAX_BYTES = 200
 CATEGORY_MAX_BYTES = 24
 TAG_MAX_BYTES = 16
@@ -212,11 +217,32 @@ def validate_op(op: dict) -> None:
         raise ValueError(f"op must be write|delete|put_mem|del_mem|coins|mood|end_conversation, got {kind!r}")
 
 
+def json_bytes(value: object) -> int:
+    """Bytes of `value` as the compact UTF-8 JSON a call carries it in."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def split_runs(items: list, max_count: int, max_bytes: int = BATCH_MAX_BYTES) -> list[list]:
+    """`items` in order, in runs of at most `max_count` whose JSON array stays within `max_bytes`
+    (an item bigger than that on its own makes a run of one)."""
+    runs: list[list] = []
+    run: list = []
+    size = 2  # the brackets
+    for item in items:
+        n = json_bytes(item) + 1  # and its comma
+        if run and (len(run) == max_count or size + n > max_bytes):
+            runs.append(run)
+            run, size = [], 2
+        run.append(item)
+        size += n
+    if run:
+        runs.append(run)
+    return runs
+
+
 def make_batches(stage: str, ops: list[dict]) -> list[Batch]:
-    """Validate `ops` and split them into batches of at most 64, each with its own id."""
+    """Validate `ops` and split them into batches of at most 64 ops and BATCH_MAX_BYTES of JSON,
+    each with its own id."""
     for op in ops:
         validate_op(op)
-    return [
-        Batch(new_batch_id(stage), ops[i : i + MAX_OPS_PER_BATCH])
-        for i in range(0, len(ops), MAX_OPS_PER_BATCH)
-    ]
+    return [Batch(new_batch_id(stage), run) for run in split_runs(ops, MAX_OPS_PER_BATCH)]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from xzmem.device.client import DeviceClient, DeviceError
+from xzmem.device.ops import BATCH_MAX_BYTES, json_bytes, split_runs
 
 OP_NAMES = ("write", "delete", "put_mem", "del_mem", "coins", "mood", "end_conversation")
 MAX_OPS = 64
@@ -74,6 +75,10 @@ def check_ops(ops: list[dict[str, Any]]) -> None:
     if not isinstance(ops, list) or not 1 <= len(ops) <= MAX_OPS:
         count = len(ops) if isinstance(ops, list) else type(ops).__name__
         raise ValueError(f"a batch holds 1-{MAX_OPS} ops, got {count}")
+    size = json_bytes(ops)
+    if size > BATCH_MAX_BYTES:
+        raise ValueError(f"a batch's ops are {size} bytes of JSON, over the device's {BATCH_MAX_BYTES}: "
+                         "split them (xzmem.device.ops.make_batches does)")
     for i, op in enumerate(ops):
         name = op.get("op") if isinstance(op, dict) else None
         if name not in OP_NAMES:
@@ -165,9 +170,7 @@ class Outbox:
         for index, batch in enumerate(batches):
             self._record_attempt(batch.batch_id)
             try:
-                answer = await client.sync(action="apply", batch_id=batch.batch_id, ops=batch.ops)
-                if not isinstance(answer, dict) or answer.get("batch_id") != batch.batch_id:
-                    raise DeviceError(f"device answered batch {batch.batch_id} with {str(answer)[:80]}")
+                answer = await _send(client, batch)
             except DeviceError as exc:
                 self._record_error(batch.batch_id, str(exc))
                 report.error = str(exc)
@@ -178,3 +181,22 @@ class Outbox:
             if on_batch is not None:
                 on_batch(batch)
         return report
+
+
+async def _send(client: DeviceClient, batch: Batch) -> dict[str, Any]:
+    # A batch queued before the device's message limit (an older outbox) may be too long for one
+    # message: it goes as parts with ids of their own, the same on every try, so a retry after a
+    # failed part replays the parts already applied.
+    runs = split_runs(batch.ops, MAX_OPS)
+    parts = [(batch.batch_id, batch.ops)] if len(runs) == 1 else [
+        (f"{batch.batch_id}.{k}", run) for k, run in enumerate(runs)
+    ]
+    answers = []
+    for batch_id, ops in parts:
+        answer = await client.sync(action="apply", batch_id=batch_id, ops=ops)
+        if not isinstance(answer, dict) or answer.get("batch_id") != batch_id:
+            raise DeviceError(f"device answered batch {batch_id} with {str(answer)[:80]}")
+        answers.append(answer)
+    if len(answers) == 1:
+        return answers[0]
+    return {"batch_id": batch.batch_id, "replayed": all(a.get("replayed") for a in answers), "parts": answers}

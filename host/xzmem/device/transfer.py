@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from xzmem.device.client import DeviceClient, DeviceError
+from xzmem.device.ops import split_runs
 
 EXPORT_FORMAT = "xzmem-export"
 EXPORT_VERSION = 1
 EXPORT_PAGE = 100
-IMPORT_CHUNK = 25
+IMPORT_CHUNK = 25  # records per memory_sync import at most (fewer when they are long: ops.split_runs)
 
 
 class ExportFileError(ValueError):
@@ -108,8 +109,7 @@ def import_chunks(records: list[dict[str, Any]]) -> list[tuple[str, list[dict[st
     again after an interruption replays the chunks the device already has."""
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()[:16]
     return [
-        (f"imp-{digest}-{n}", records[start : start + IMPORT_CHUNK])
-        for n, start in enumerate(range(0, len(records), IMPORT_CHUNK))
+        (f"imp-{digest}-{n}", chunk) for n, chunk in enumerate(split_runs(records, IMPORT_CHUNK))
     ]
 
 
@@ -131,15 +131,18 @@ def summarize_import(answers: list[Any]) -> tuple[dict[str, int], int, list[tupl
     tally: dict[str, int] = {}
     replayed = 0
     refused: list[tuple[int, str, str]] = []
-    for n, answer in enumerate(answers):
+    start = 0  # the chunk's first record in the file: chunks differ in size, one result per record
+    for answer in answers:
         if not isinstance(answer, dict):
             continue
         if answer.get("replayed"):
             replayed += 1
-        for i, result in enumerate(answer.get("results", [])):
+        results = answer.get("results", [])
+        for i, result in enumerate(results):
             kind = result.get("result", "?") if isinstance(result, dict) else "?"
             if kind == "REFUSED":
-                refused.append((n * IMPORT_CHUNK + i, str(result.get("type")), str(result.get("detail", ""))))
+                refused.append((start + i, str(result.get("type")), str(result.get("detail", ""))))
             if not answer.get("replayed"):
                 tally[kind] = tally.get(kind, 0) + 1
+        start += len(results)
     return tally, replayed, refused
