@@ -60,6 +60,7 @@ _RX = bytearray(STREAM_FRAME)  # a received data frame, unmasked, until it is de
 _MSG = bytearray(MAX_MESSAGE)
 _msg_owner = None
 _CHECK = const(256)  # bytes of a long text message checked as UTF-8 at once
+_READ = const(1008)  # bytes per read into _MSG: with its header and terminator, a 1 KB block
 _WAIT = 0.01  # seconds between looks at whether _MSG is free
 
 
@@ -441,8 +442,8 @@ class WebSocket:
         return op, b0 & 0x80, payload
 
     async def _read_into(self, at, n, key):
-        # A payload into _MSG at `at`, STREAM_FRAME bytes a read, unmasked on the way in (a piece
-        # is a multiple of 4 bytes long, so each starts at the key's first byte).
+        # A payload into _MSG at `at`, _READ bytes a read, unmasked on the way in (a piece is a
+        # multiple of 4 bytes long, so each starts at the key's first byte).
         global _msg_owner
         while _msg_owner is not None and _msg_owner is not self:
             await asyncio.sleep(_WAIT)  # another connection's message is being read into it
@@ -450,7 +451,7 @@ class WebSocket:
         view = memoryview(_MSG)
         done = 0
         while done < n:
-            m = n - done if n - done < STREAM_FRAME else STREAM_FRAME
+            m = n - done if n - done < _READ else _READ
             piece = await self.reader.readexactly(m)
             if key:
                 mask_into(view[at + done :], piece, m, key)

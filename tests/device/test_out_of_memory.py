@@ -109,3 +109,18 @@ class OutOfMemory(unittest.TestCase):
             self.assertEqual((await call(sock, 42, "greedy", False))["result"]["content"][0]["text"], "ok")
         finally:
             await s.stop()
+
+    async def test_a_long_request_running_out_after_parsing_gets_its_own_id(self):
+        # Over 1 KB the request is a view of the shared receive buffer, which may hold another
+        # connection's message by the time the heap runs out: the answer takes the parsed id, even
+        # where the SDK writes it last, past the first bytes an unparsed message is searched in.
+        s, sock = await started(dispatcher(ParseFails))
+        try:
+            pad = "记" * 600
+            await sock.send('{"method":"tools/call","params":{"name":"greedy","arguments":{"greedy":true,"pad":"%s"}},'
+                            '"jsonrpc":"2.0","id":43}' % pad)
+            refused = json.loads(await sock.recv())
+            self.assertEqual((refused["id"], refused["error"]["message"]), (43, ZH))
+            self.assertEqual((await call(sock, 44, "greedy", False))["result"]["content"][0]["text"], "ok")
+        finally:
+            await s.stop()
