@@ -39,6 +39,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,13 +81,18 @@ def soak(heap, calls, seed=1, timeout=1800):
 
 
 def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
-    """The soak under a unix-port binary; --heap plus the fake NVS's weight (a first run) as its heap."""
+    """The device alone under a unix-port binary, --heap plus the fake NVS's weight (a first run) as
+    its heap, serving the client of board_soak_client over a real socket."""
+    import board_soak_client
+
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         firmware_heap.build_data(work, links=False)
+        port = board_soak_client.free_port()
+        cfg = json.loads((work / "config.json").read_text(encoding="utf-8"))
+        cfg.update(listen_host="127.0.0.1", listen_port=port)
+        (work / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
         nvs_lines(work / "nvs.json", work / "nvs.lines")
-        # /data as on a board: LittleFS in the memory partition (the unix port's VfsPosix cannot
-        # rename inside a mounted folder, which every atomic save does).
         files = fsimage.files_from_source(work / "data")
         (work / "memory.img").write_bytes(fsimage.build_image(MEMORY_BYTES, files))
         paths = [str(ROOT / "firmware" / "sim"), str(ROOT / "bench"), str(ROOT / "tests" / "device")]
@@ -95,32 +101,34 @@ def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
         script = work / "run.py"
         script.write_text(
             "import sys\n"
-            # .mpy files before '.frozen' (a binary may have another version frozen in); frozen after it
             f"sys.path[{2 if frozen else 0}:{2 if frozen else 0}] = {paths!r}\n"
             "import board_soak_mp\n"
-            f"board_soak_mp.unix_main({str(work)!r}, {calls}, {seed}, weigh_only=len(sys.argv) > 1)\n",
+            "if len(sys.argv) > 1:\n"
+            f"    board_soak_mp.unix_main({str(work)!r}, 0, 0, weigh_only=True)\n"
+            "else:\n"
+            f"    board_soak_mp.unix_device({str(work)!r})\n",
             encoding="utf-8")
-
-        def run(heap_bytes, *args):
-            return subprocess.run([binary, "-X", f"heapsize={heap_bytes}", str(script), *args], cwd=work,
-                                  capture_output=True, text=True, timeout=timeout)
-
-        probe = run(8 * 1024 * 1024, "weigh")
+        probe = subprocess.run([binary, "-X", "heapsize=8388608", str(script), "weigh"], cwd=work,
+                               capture_output=True, text=True, timeout=timeout)
         nvs = next((int(line.split()[1]) for line in probe.stdout.splitlines() if line.startswith("@@nvs")), None)
         if nvs is None:
             raise SystemExit("board_soak: the unix port run failed:\n" + (probe.stdout + probe.stderr)[-4000:])
         (work / "memory.img").write_bytes(fsimage.build_image(MEMORY_BYTES, files))  # as before the probe
-        proc = run(heap + nvs)
-    for line in proc.stdout.splitlines():
-        if line.startswith(MARK):
-            r = json.loads(line[len(MARK):])
-            return {"memory_errors": r["memory_errors"], "sessions_lost": r["sessions_lost"],
-                    "leaked_sockets": r["leaked_sockets"], "live_max": r["live_max"], "heap": heap, "calls": calls,
-                    "seed": seed, "answered": r["answered"], "tool_errors": r["errors"], "refused_full": r["full"],
-                    "reconnects": r["reconnects"], "sockets_opened": r["sockets_opened"],
-                    "fake_nvs_bytes": r["fake_nvs_bytes"], "port": binary, "form": "frozen" if frozen else "mpy",
-                    "first_problems": r["first_problems"]}
-    raise SystemExit("board_soak: the unix port run failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        start = time.monotonic()
+        r, output = board_soak_client.drive([binary, "-X", f"heapsize={heap + nvs}", str(script)], work, port,
+                                            calls, seed, timeout)
+        seconds = round(time.monotonic() - start)
+    device = next((json.loads(line[len(MARK):]) for line in output.splitlines() if line.startswith(MARK)), None)
+    if r is None or device is None:
+        raise SystemExit("board_soak: the device did not run under the unix port:\n" + output[-4000:])
+    faults = [line for line in output.splitlines() if "MemoryError" in line or "Traceback" in line]
+    return {"memory_errors": r["memory_errors"], "sessions_lost": r["sessions_lost"],
+            "leaked_sockets": r["leaked_sockets"], "live_max": device["live_max"], "heap": heap, "calls": calls,
+            "seed": seed, "answered": r["answered"], "tool_errors": r["errors"], "refused_full": r["full"],
+            "reconnects": r["reconnects"], "sockets_opened": r["sockets_opened"],
+            "device_faults": len(faults), "fake_nvs_bytes": device["fake_nvs_bytes"], "seconds": seconds,
+            "port": binary, "form": "frozen" if frozen else "mpy",
+            "first_problems": r["first_problems"] + faults[:5]}
 
 
 def main(argv=None):

@@ -141,9 +141,12 @@ class Soak:
                               "datetime": f"2030-03-{1 + n % 28:02d} {8 + n % 12:02d}:{n % 60:02d}"}
         return "memory", {"action": "delete", "type": "schedule", "content": f"练琴 {n - 1}"}
 
+    def text(self, reply):
+        return json.dumps(reply)  # MicroPython's json keeps Chinese as it is
+
     def judge(self, reply, name, args):
         self.out["answered"] += 1
-        text = json.dumps(reply)
+        text = self.text(reply)
         if any(w in text for w in NOMEM) or "MemoryError" in text:
             self.out["memory_errors"] += 1
             self.problem(text)
@@ -373,6 +376,45 @@ def unix_main(work, calls, seed, weigh_only=False):
     out["fake_nvs_bytes"] = nvs
     out["live_max"] -= nvs
     print("@@json " + json.dumps(out))
+
+
+def unix_device(work):
+    """The device alone under a unix port, serving on a real socket for a client in another process
+    (bench/board_soak_client.py): /bench, /data and the NVS as unix_main() sets them up, then
+    app.main() with the listen port of work/config.json. Every second the heap is collected and the
+    live heap noted; on SIGINT prints "@@json" with live_max (less the fake NVS)."""
+    import vfs
+    from memory import app, mount
+
+    vfs.mount(vfs.VfsPosix(work), "/bench")
+    esp32.configure_partition("memory", "/bench/memory.img", MEMORY_BYTES)
+    print("soak: /data", mount.mount_data(esp32.Partition("memory")))
+    gc.collect()
+    empty = gc.mem_alloc()
+    prepare()
+    with open("/bench/nvs.lines") as f:
+        for line in f:
+            add_item(*line.rstrip("\n").split("\t"))
+    gc.collect()
+    nvs = gc.mem_alloc() - empty
+    ws._sha1 = _Digest  # the client computes the accept key with the same stand-in
+    live = [0]
+
+    async def watch():
+        while True:
+            await asyncio.sleep(1)
+            gc.collect()
+            live[0] = max(live[0], gc.mem_alloc())
+
+    async def run():
+        asyncio.create_task(watch())
+        await app.main(CONFIG)
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+    print("@@json " + json.dumps({"live_max": live[0] - nvs, "fake_nvs_bytes": nvs}))
 
 
 def clamp(free):

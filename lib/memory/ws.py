@@ -58,6 +58,9 @@ _RX = bytearray(STREAM_FRAME)  # a received data frame, unmasked, until it is de
 # buffer every connection shares, so that no message costs a block of its size on a heap that may
 # have none left. The connection reading into it owns it (_msg_owner) until recv() returns.
 _MSG = bytearray(MAX_MESSAGE)
+# A message sent as pieces is gathered here into frames; shared too, since each frame leaves it (into
+# _TX, then the socket) before the await that lets another connection use it.
+_PIECES = bytearray(STREAM_FRAME)
 _msg_owner = None
 _CHECK = const(256)  # bytes of a long text message checked as UTF-8 at once
 _READ = const(1008)  # bytes per read into _MSG: with its header and terminator, a 1 KB block
@@ -250,7 +253,7 @@ class WebSocket:
                 await self._write_frame(op if start == 0 else OP_CONT, view[start : start + frame_size], start + frame_size >= n)
 
     async def _send_pieces(self, pieces, size):
-        buf = bytearray(size)
+        buf = _PIECES if size == STREAM_FRAME else bytearray(size)
         view = memoryview(buf)
         n = 0  # bytes waiting in buf
         op = OP_TEXT
@@ -265,10 +268,11 @@ class WebSocket:
                             # Full: send up to the last whole character, so every frame is valid UTF-8
                             # on its own (for peers that decode frame by frame); the rest moves up.
                             cut = char_start(buf, n)
+                            rest = bytes(view[cut:n])  # at most 3 bytes; buf may serve others meanwhile
                             await self._write_frame(op, view[:cut], False)
                             op = OP_CONT
-                            buf[: n - cut] = buf[cut:n]
                             n -= cut
+                            buf[:n] = rest
                         m = size - n if size - n < left else left
                         view[n : n + m] = memoryview(data)[i : i + m]
                         n += m
