@@ -295,13 +295,13 @@ class SharedFrameBuffer(unittest.TestCase):
         # character cut by a frame's end (3-byte 记 against 1,024-byte frames) must stay its own.
         texts = ["记" * 700 + "a", "b" + "忆" * 900]
         streams = [SlowStream(), SlowStream()]
-        sends = [asyncio.create_task(ws.WebSocket(st, st, False).send(iter([t[:300], t[300:]])))
-                 for st, t in zip(streams, texts)]
+        sends = [asyncio.create_task(ws.WebSocket(streams[i], streams[i], False).send(iter([texts[i][:300], texts[i][300:]])))
+                 for i in range(2)]
         for task in sends:
             await task
-        for st, text in zip(streams, texts):
-            [(got, parts)] = messages(bytes(st.out))
-            self.assertEqual(got, text)
+        for i in range(2):
+            [(got, parts)] = messages(bytes(streams[i].out))
+            self.assertEqual(got, texts[i])
             self.assertTrue(len(parts) >= 2)
 
 
