@@ -57,6 +57,9 @@ def test_under_a_unix_port_when_one_is_given():
     binary = os.environ.get("XZMEM_UNIX_MICROPYTHON")
     if not binary:
         pytest.skip("no unix MicroPython binary (XZMEM_UNIX_MICROPYTHON)")
+    # The device runs alone there, on a real socket, driven by a client in this machine's CPython.
     out = json.loads(soak("--heap", 320 * 1024, "--calls", 200, "--micropython", binary).stdout)
     assert (out["memory_errors"], out["sessions_lost"], out["leaked_sockets"]) == (0, 0, 0), out["first_problems"]
-    assert out["tool_errors"] == 0 and out["form"] == "mpy"
+    assert out["tool_errors"] == 0 and out["device_faults"] == 0 and out["form"] == "mpy"
+    assert out["sockets_opened"] == out["reconnects"] + 1 and out["reconnects"] > 3
+    assert 100_000 < out["live_max"] < 320 * 1024
