@@ -150,13 +150,19 @@ def test_questions_without_punctuation_store_nothing(text):
     ("wait no my name is lily not lucy", [("name", "Lily")]),
     ("i like dogs but not cats", [("like", "dogs"), ("dislike", "cats")]),
     ("im not six im seven", [("age", "7")]),
+    ("我九岁 啊不是 我十岁了", [("age", "10")]),
+    ("我喜欢猫 啊不是 我喜欢狗", [("like", "狗")]),
+    ("我生日是一月 不对 是二月三号", [("birthday", "02-03")]),
+    ("my birthday is august 22nd wait no august 23rd", [("birthday", "08-23")]),
+    ("i live in boston wait no austin", [("location", "Austin")]),
 ])
 def test_clauses_cut_at_contrasts_and_corrections_replace(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
 
 
 @pytest.mark.parametrize("text", ["如果我是超人我就能飞到天上", "我们来玩游戏吧 我是超人你是大怪兽", "假装我是一只小兔子",
-                                  "要是我叫小龙就好了", "lets pretend im a pirate", "if i had a puppy i'd name it max"])
+                                  "要是我叫小龙就好了", "lets pretend im a pirate", "if i had a puppy i'd name it max",
+                                  "变身 我是铠甲勇士 我今年十八岁", "我是小厨师 我做了一个蛋糕给你吃 我最喜欢做蛋糕了"])
 def test_pretend_play_and_hypotheticals_store_nothing(text):
     assert fast_channel(text, NOW)[1] == []
 
@@ -203,6 +209,11 @@ def test_a_guess_leaves_what_was_said_for_sure():
     ("我女儿叫米粒 今年四岁", [("family", ("女儿", "米粒")), ("fact", "主人的女儿米粒今年四岁")]),
     ("my grandma lives in Texas", [("fact", "The user's grandma lives in Texas")]),
     ("i have a sister named mia and shes ten", [("family", ("sister", "Mia")), ("fact", "The user's sister Mia is ten")]),
+    ("我外婆不会用手机", [("fact", "主人的外婆不会用手机")]),
+    ("我妈妈不会来", []),
+    ("my grandpa used to be a pilot", [("fact", "The user's grandpa used to be a pilot")]),
+    ("my best friend mason moved to canada", [("fact", "The user's best friend Mason moved to canada")]),
+    ("my mom moved to the kitchen", []),
 ])
 def test_facts_about_other_people_are_stored_about_them(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
@@ -1554,3 +1565,24 @@ def test_a_familys_ordinary_week_said_in_more_ways(text, expected):
 def test_a_party_on_a_day_at_an_hour():
     assert _plans(fast_channel("saturday at two is jaydens birthday party", NOW)[1]) == [
         ("schedule", "jaydens birthday party", "2026-11-28 14:00", "none")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我马上就要七岁了", [("age", "7")]),
+    ("我快要七岁了", [("age", "7")]),
+    ("我就要去上学了", []),
+    ("i'll be seven next year", []),  # a birthday to come is no age yet
+])
+def test_an_age_about_to_be_reached_is_the_age(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我特别喜欢下雪天可以堆雪人", [("like", "下雪天")]),
+    ("我最喜欢恐龙里面的三角龙", [("like", "三角龙")]),
+    ("i love slime especially the glittery kind", [("like", "slime")]),
+    ("i like riding my scooter really fast", [("like", "riding my scooter")]),
+    ("我喜欢可乐", [("like", "可乐")]),
+])
+def test_a_liking_ends_where_what_comes_with_it_starts(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -74,7 +74,7 @@ PATTERNS = {
         re.I,
     ),
     "identity": re.compile(
-        r"我叫|我的(?:小|大|英文)?名字|叫我|我是|我(?:今年)?(?:已经|才|刚|快)?[\d一二两三四五六七八九十]+岁|今年[\d一二两三四五六七八九十]+岁"
+        r"我叫|我的(?:小|大|英文)?名字|叫我|我是|我(?:今年)?(?:已经|才|刚|马上就要|马上要|快要|就要|快)?[\d一二两三四五六七八九十]+岁|今年[\d一二两三四五六七八九十]+岁"
         r"|我(?:现在|目前|一直|去年|今年|前年|最近)?(?:住在|来自|家在|家住|生活在|搬到)|我在\S{1,8}住|我(?:的)?生日|出生"
         r"|我在[^，。]{1,12}(?:工作|上班|上学|读书)|我退休了|我(?:在)?(?:上|读)"
         r"|\bmy name(?:'s| is)\b|\bcall me\b|\bI'?m called\b|\bI(?:'m| am) \w+\b|\bI just turned\b"
@@ -110,11 +110,11 @@ _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀�
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
-                      r"|more than anything(?: else)?(?: in the world)?"
+                      r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
-_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|没法|就是|有一股|有点|有一点|味道|闻起来|吃起来|看起来)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
+_REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|可以|没法|就是|有一股|有点|有一点|味道|闻起来|吃起来|看起来)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
 _NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
@@ -140,6 +140,7 @@ def _clean(value: str, zh: bool) -> str:
     if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
         value = _REASON_ZH.split(value.split()[0] if value.split() else value)[0] or value
         value = re.sub(r"^那个|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", value)  # 上那个英语课: a filler inside
+        value = re.sub(r"^[\u4e00-\u9fff]{1,6}?里(?:面|头)?的(?=[\u4e00-\u9fff]{2})", "", value)  # 恐龙里面的三角龙: the one named
         said_twice = re.match(r"^(.*?([\u4e00-\u9fff]{2,4}))\2", value)  # 吃香菜香菜臭臭的, 上英语课英语课好无聊
         if said_twice:
             value = said_twice.group(1)
@@ -240,7 +241,7 @@ _CHARACTERS_ZH = re.compile(r"^(?:孙悟空|猪八戒|沙和尚|沙僧|唐僧|�
 # after hi; amid other talk it is as often a role in play (我是孙悟空 我有金箍棒)
 # A line that also gives an age, a home or a birthday is a self-introduction: 我是周可欣 我住在杭州,
 # i'm chloe i'm eight
-_INTRO = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:已经|才|快)?{ZH_NUM}岁|我(?:家)?(?:住在|家在|来自)|我的生日"
+_INTRO = re.compile(rf"(?:^|我|今年)(?:今年|现在)?(?:已经|才|马上就要|马上要|快要|就要|快)?{ZH_NUM}岁|我(?:家)?(?:住在|家在|来自)|我的生日"
                     r"|\bi(?:'m| am) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
                     r"|\bi live in\b|\bi(?:'m| am) from\b|\bmy birthday\b", re.I)
 _NAME_INTRO_EN = re.compile(r"^(?:i'm|i am) ([a-z][a-z'-]+)$", re.I)
@@ -272,7 +273,7 @@ _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me|it is me) "
                             # hi i'm mommy: a parent saying who they are to the child, not a name
                             r"(?!(?:mommy|mummy|mom|mum|mama|daddy|dad|papa|grandma|grandpa|nana|granny|grandad)$)([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:马上就要|马上要|快要|就要|就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly| still)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b|like\b|next\b)[a-z]+)?)"
@@ -718,7 +719,7 @@ _PREDICATE_ZH = re.compile(
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
@@ -760,6 +761,7 @@ _PREDICATE_EN = re.compile(
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
+    r"| used to (?:be|work|live|teach|play|drive|fly) [\w ,'-]{1,40}| (?:moved|has moved|just moved) to (?!the |my |our |his |her |your )[\w ,'-]{2,40}"
     r"|(?: also| really| still| always| absolutely| totally| just)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
@@ -1227,7 +1229,22 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 
 _DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
-_RETRACT = re.compile(r"^(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|i meant|sorry)$", re.I)
+_RETRACT = re.compile(r"^(?:[哦啊呃哎]\s*)?(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|i meant|sorry)$", re.I)
+# What a bare value said after a retraction means, by the kind of memory taken back:
+# my birthday is august 22nd | wait no | august 23rd, i live in boston | no | austin
+_SAID_AGAIN = {"birthday": ("我的生日是", "my birthday is "), "location": ("我住在", "I live in ")}
+
+
+def _said_again(clause: str, retracted: list[dict], categories: set[str], context: dict) -> list[dict]:
+    """The corrected value of a birthday or place taken back, said bare; [] when the clause is not one."""
+    for op in retracted:
+        prefix = _SAID_AGAIN.get(op["type"])
+        if prefix:
+            said = prefix[0 if HAN.search(clause) else 1] + clause
+            ops = [again for again in _clause_writes(said, categories, dict(context)) if again["type"] == op["type"]]
+            if ops:
+                return ops
+    return []
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
 _FIXED = re.compile(r"^(?:是叫|是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
@@ -1333,6 +1350,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             continue
         if clause.startswith("是我") and i and _RETRACT.match(parts[i - 1]):
             clause = clause[1:]  # 我住在南京 不是 | 是我奶奶住在南京: what follows is said afresh
+        elif clause.startswith("是") and i > 1 and not retracted and _RETRACT.match(parts[i - 1]):
+            # 我生日是一月 | 不对 | 是二月三号: nothing was kept of the first try; the subject is said again
+            subject = re.match(r"^([\u4e00-\u9fff]{1,6}?)是", parts[i - 2])
+            clause = subject.group(1) + clause if subject else clause
         elif i and re.match(r"[它他她]?叫|在", clause) and re.search("不叫|不在", parts[i - 1]):
             # 我爸爸不叫李刚 | 叫李钢, 我家小狗 | 不叫豆豆 | 它叫豆包, 我家 | 不在无锡 | 在常州: still the one said before
             owner = re.split("不叫|不在", parts[i - 1])[0] or (parts[i - 2] if i > 1 else "")
@@ -1387,6 +1408,9 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             retracted = []
         else:
             ops = _clause_writes(clause, categories, context)
+            if not ops and retracted:
+                ops = _said_again(clause, retracted, categories, context)
+                retracted = [] if ops else retracted
         if context.get("speaker"):  # 我是他妈妈 | 我叫林芳: the mother's name
             relation = {"妈": "妈妈", "爸": "爸爸", "mommy": "mom", "mum": "mom", "daddy": "dad"}.get(
                 context["speaker"], context["speaker"])

@@ -176,7 +176,7 @@ def normalise(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
     r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
-    r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)"
+    r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)|(?<=不是)\s+(?=我)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
@@ -388,13 +388,15 @@ def asks(clause: str) -> bool:
 # Characters and creatures a child becomes in play (我是恐龙 嗷呜, i'm spiderman and i can climb walls):
 # what follows is the role's, not the child's.
 _ROLES_ZH = ("白雪公主|灰姑娘|小红帽|恐龙|霸王龙|老虎|狮子|大灰狼|怪兽|怪物|公主|王子|超人|奥特曼|蜘蛛侠|钢铁侠|海盗|巫婆|女巫|魔法师|仙女|美人鱼|机器人|"
-             "孙悟空|猪八戒|哪吒|艾莎|喜羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|佩奇")
+             "孙悟空|猪八戒|哪吒|艾莎|喜羊羊|灰太狼|光头强|熊大|熊二|葫芦娃|皮卡丘|佩奇|铠甲勇士|变形金刚|"
+             # a grown-up's job with 小 before it is a part taken in play (a parent says 我是医生)
+             "小厨师|小医生|小护士|小老师|小警察|小司机|小消防员|小厨娘")
 _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|robot|mermaid|unicorn|king|queen|knight|witch|"
              "wizard|ninja|fairy|ghost|zombie|vampire|spider-?man|batman|superman|iron ?man|hulk|elsa|shark|lion|tiger|"
              "wolf|bear|kitty|puppy|doggy|cowboy|astronaut|alien")
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
 _PRETEND = re.compile(
-    r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|就好了|长大(?:了|以后|后)?(?:要|想|会)"
+    r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|变身|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你(?:当|来)|^(?:从)?现在(?:开始)?我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
     r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
