@@ -1586,3 +1586,11 @@ def test_an_age_about_to_be_reached_is_the_age(text, expected):
 ])
 def test_a_liking_ends_where_what_comes_with_it_starts(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i wear glasses now", [("fact", "The user wears glasses now")]),
+    ("scratch that, remind me at 5:30 to go to ballet", [("schedule", "go to ballet")]),
+])
+def test_glasses_worn_and_a_restart_said_first(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

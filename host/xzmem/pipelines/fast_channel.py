@@ -340,7 +340,7 @@ _ROLE_EN = re.compile(
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
 _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
-                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I wear (?:glasses|braces|a hearing aid|hearing aids)$", re.I)
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I (?:wear|have to wear|got|just got) (?:glasses|braces|a hearing aid|hearing aids)(?: now)?$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment

@@ -165,6 +165,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
     text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+)? (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
     text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi)$", "", text, flags=re.I)
+    text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
     text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
