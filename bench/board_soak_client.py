@@ -82,6 +82,9 @@ class HostSoak(board_soak_mp.Soak):
                                       "clientInfo": {"name": "soak", "version": "1"}})
         await self.sock.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
 
+    def parse(self, message):
+        return json.loads(message if isinstance(message, str) else bytes(message))
+
     def text(self, reply):
         return json.dumps(reply, ensure_ascii=False)  # the refusals are matched by their words
 

@@ -98,7 +98,7 @@ class Soak:
         await self.sock.send(json.dumps({"jsonrpc": "2.0", "id": self.rid, "method": method, "params": params}))
         while True:
             try:
-                reply = json.loads(await self.sock.recv())
+                reply = self.parse(await self.sock.recv())
             except ws.MessageTooBig as e:
                 # A long answer (a recall of 50 is 12 KB): the client shares the device's heap here,
                 # so it reads such answers past in pieces. Refusals are short: a long one is an answer.
@@ -140,6 +140,9 @@ class Soak:
             return "memory", {"action": "write", "type": "schedule", "content": f"练琴 {n}",
                               "datetime": f"2030-03-{1 + n % 28:02d} {8 + n % 12:02d}:{n % 60:02d}"}
         return "memory", {"action": "delete", "type": "schedule", "content": f"练琴 {n - 1}"}
+
+    def parse(self, message):
+        return json.loads(message)  # MicroPython parses a long answer's memoryview where it lies
 
     def text(self, reply):
         return json.dumps(reply)  # MicroPython's json keeps Chinese as it is

@@ -24,6 +24,10 @@ _FILTER_BITS = const(32512)  # (_IDX_BYTES - _HEAD_BYTES) * 8
 _RESERVE = const(65536)  # free space the archive leaves to everything else: at least this, or 5 %
 _FLOOR = const(16384)  # free space no writer may take: LittleFS copy-on-write and metadata
 _BLOCK = const(4096)
+IDX_PIECE = const(1016)  # sidecar filter bytes built at a time (memory.archivewrite): a quarter
+# Allocated with this module at boot, as archiving happens all day (each write into a full type)
+# and a heap fragmented by then may have no free kilobyte left in one piece.
+idx_piece = bytearray(IDX_PIECE)
 _SLACK = const(65536)  # what a drop frees beyond the need, so free space is not measured at every write
 _MAX_ID = const(0x7FFFFFFF)  # the hot store's ids (memory.nvstore.MAX_ID): an archived id is kept out of its way
 _U32_MAX = const(0xFFFFFFFF)  # learned_at ranges are u32 in the sidecars

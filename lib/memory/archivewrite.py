@@ -17,7 +17,7 @@ from memory.space import MemoryFull, dropped_note, explain
 _COPY = const(512)
 _SIDE_BUF = const(512)  # repairs and duplicate checks read with their own buffer, not recall's
 _FILTER_BYTES = const(4064)  # a sidecar's filter: archive.IDX_BYTES less its header
-_PIECE = const(1016)  # filter bytes built at a time: a quarter, so no buffer reaches 1 KB
+_PIECE = archive.IDX_PIECE  # filter bytes built at a time: a quarter, so no buffer reaches 1 KB
 
 
 def _month(t):
@@ -86,7 +86,7 @@ def _write_idx(mdir, n, head, keep, add):
     """
     path = "%s/%d.idx" % (mdir, n)
     tmp = path + ".tmp"
-    piece = bytearray(_PIECE)
+    piece = archive.idx_piece  # nothing else runs while it is in use: no await in here
     src = fs.open(path, "rb") if keep else None
     try:
         f = fs.open(tmp, "wb")

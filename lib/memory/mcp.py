@@ -490,6 +490,8 @@ class Dispatcher:
                 return _response(rid, dumps(self._initialize(params, link)))
         except _ParamsError as e:
             return _error(rid, INVALID_PARAMS, str(e))
+        except MemoryError as e:  # short of heap around the call (its answer, say): refused in words
+            return _error(rid, INTERNAL_ERROR, self.refusal_text(Tool(), e))
         except Exception as e:  # a bug must cost one answer, never the link
             return _error(rid, INTERNAL_ERROR, "internal error: " + error_message(e))
         return _error(rid, METHOD_NOT_FOUND, "method not found: %s" % method[:MAX_NAME])

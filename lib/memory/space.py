@@ -55,6 +55,8 @@ def explain(e):
     """A storage failure as a sentence without errno numbers or LittleFS names."""
     if isinstance(e, ValueError):
         return str(e)
+    if isinstance(e, MemoryError):  # foreseen: a long-running heap can be short for a moment
+        return "the device was short of working memory"
     if not isinstance(e, OSError):
         return unexpected(e)
     if isinstance(e, OSError) and len(e.args) == 1 and isinstance(e.args[0], str):

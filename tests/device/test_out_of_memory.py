@@ -124,3 +124,26 @@ class OutOfMemory(unittest.TestCase):
             self.assertEqual((await call(sock, 44, "greedy", False))["result"]["content"][0]["text"], "ok")
         finally:
             await s.stop()
+
+    async def test_running_out_while_answering_is_refused_in_words_not_as_a_fault(self):
+        # The heap runs out inside the dispatcher (here in initialize's answer), not in a tool: the
+        # answer is the spoken refusal, where it was "internal error: … an internal fault".
+        class ShortAtInitialize(mcp.Dispatcher):
+            def _initialize(self, params, link):
+                exhaust_heap()
+
+        s, sock = await started(dispatcher(ShortAtInitialize))
+        try:
+            await sock.send(json.dumps({"jsonrpc": "2.0", "id": 51, "method": "initialize", "params": {}}))
+            refused = json.loads(await sock.recv())
+            self.assertEqual((refused["id"], refused["error"]["message"]), (51, ZH))
+            self.assertEqual((await call(sock, 52, "greedy", False))["result"]["content"][0]["text"], "ok")
+        finally:
+            await s.stop()
+
+
+class Explained(unittest.TestCase):
+    def test_a_memory_error_is_explained_as_short_memory_not_as_a_fault(self):
+        from memory import space
+
+        self.assertEqual(space.explain(MemoryError("memory allocation failed")), "the device was short of working memory")
