@@ -23,11 +23,16 @@ port loop_faults (times the port's event loop itself failed, short of heap in th
 see board_soak_mp._turns_end_when_low) and low_turns (step slices ended early so that the port
 could collect, where a board would have collected in the middle of the step).
 
-With --micropython PATH the soak runs under that unix-port binary instead (build it 32-bit, with
+With --micropython PATH the device runs alone under that unix-port binary (build it 32-bit, with
 MICROPY_FORCE_32BIT=1, for a board's object sizes; with lib/memory frozen in for the frozen form and
---frozen). The unix port has a fixed heap (-X heapsize) and collects as a board does, whenever an
-allocation needs it, so no ballast is needed; the heap given is --heap plus the fake NVS's weight,
-measured in a first run. largest_alloc is not read there.
+--frozen), serving on a real socket on 127.0.0.1, and the client runs in this CPython process
+(bench/board_soak_client.py): nothing of the client is on the device's heap, and the sockets are the
+operating system's, counted in /proc/PID/fd. The unix port has a fixed heap (-X heapsize) and
+collects as a board does, whenever an allocation needs it; the heap given is --heap plus the fake
+NVS's weight, measured in a first run. The device notes its live heap after a collection every
+second (live_max). There the JSON also has device_faults (lines of the device's log that name a
+MemoryError or a traceback) and seconds; largest_alloc, loop_faults and low_turns are the
+WebAssembly port's.
 
   python bench/board_soak.py --heap 196608 --calls 1000 [--seed 1]
   python bench/board_soak.py --heap 196608 --micropython ports/unix/build-standard/micropython [--frozen]
