@@ -2,7 +2,7 @@
 
 Prints one JSON object. The firmware starts as on a board (app.main(): config, clock, the hot store
 full, the archive, the MCP server, reminder/flush/upkeep loops, the boot self-test), then one MCP
-client connects and sends, in turn: memory read, a keyword recall with limit 10 and with 50, and a
+client connects and sends, in turn: tools/list, memory read, a keyword recall with limit 10 and with 50, and a
 memory_sync apply of 20 ops. bench/mp_firmware.mjs steps it one asyncio run (or one WebSocket
 frame) at a time and measures around every step (`method` in the output says how).
 

@@ -152,7 +152,7 @@ function action(label, first) {
 
 action("start", () => (B.start(), B.step()));
 action("client_connected", () => (B.connect(), B.step()));
-for (const kind of ["read", "recall_10", "recall_50", "sync_apply_20"]) {
+for (const kind of ["tools_list", "read", "recall_10", "recall_50", "sync_apply_20"]) {
   const answered = B.answered();
   // The request arrives before the step that reads it: its bytes are the peer's (lwIP's on a
   // board), so building and feeding them is left out of the device's figures.

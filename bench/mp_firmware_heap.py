@@ -207,7 +207,9 @@ def connect():
 
 def send(kind):
     """Feed the client's request for one measured action; the driver steps until it is answered."""
-    if kind == "read":
+    if kind == "tools_list":
+        msg = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {}}
+    elif kind == "read":
         msg = _call(1, "memory", {"action": "read"})
     elif kind == "recall_10":
         msg = _call(2, "memory", {"action": "recall", "type": "fact", "keyword": KEYWORD, "limit": 10})

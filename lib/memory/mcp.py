@@ -385,7 +385,7 @@ class Dispatcher:
         from memory import mcplist
 
         forget("mcplist")
-        size = _utf8_len(mcplist.entry(tool))
+        size = mcplist.entry_bytes(tool)
         limit = PAGE_BYTES - 200
         if size > limit:
             raise ValueError("tool %s lists as %d bytes, more than a %d-byte page allows" % (name, size, limit))
@@ -404,8 +404,8 @@ class Dispatcher:
     def handle(self, text, link):
         """The response for one incoming message (or batch), or None when nothing is to be sent.
 
-        The response is a str, except for a tools/call whose tool returned a Streamed: then it is
-        an iterator of str pieces that together make the response message.
+        The response is a str, except for tools/list and a tools/call whose tool returned a
+        Streamed: then it is an iterator of str pieces that together make the response message.
         """
         ok, msg = _parse(text)
         return self.handle_parsed(msg, link) if ok else msg

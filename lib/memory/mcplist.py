@@ -4,7 +4,7 @@
 
 from micropython import const
 
-from memory.mcp import MAX_NAME, PAGE_BYTES, _ParamsError, _response, _utf8_len, dumps
+from memory.mcp import MAX_NAME, PAGE_BYTES, _escaped, _ParamsError, _response, _utf8_len, dumps
 
 _CURSOR_RESERVE = const(16)  # bytes of ',"nextCursor":""' around the next tool's name
 # The schema keys every model API takes: the Gemini library xiaozhi-esp32-server uses
@@ -32,20 +32,50 @@ def listed(schema):
     return out
 
 
-def entry(tool):
-    """The tools/list entry of `tool`, as JSON text."""
-    entry = {"name": tool.name, "description": tool.description, "inputSchema": listed(tool.input_schema)}
+def entry_pieces(tool):
+    """The tools/list entry of `tool` as JSON text in pieces: a description given as a tuple of
+    sentences is escaped one at a time, the schema's properties one at a time, so no piece nears 1 KB."""
+    yield '{"name":%s,"description":"' % dumps(tool.name)
+    description = tool.description
+    for part in description if isinstance(description, tuple) else (description,):
+        yield _escaped(part)
+    yield '","inputSchema":'
+    yield from _schema_pieces(listed(tool.input_schema))
     annotations = tool.annotations
     if tool.user_only:
         annotations = dict(annotations or {})
         annotations["audience"] = ["user"]
     if annotations:
-        entry["annotations"] = annotations
-    return dumps(entry)
+        yield ',"annotations":' + dumps(annotations)
+    yield "}"
+
+
+def _schema_pieces(schema):
+    properties = schema.get("properties")
+    if not properties:
+        yield dumps(schema)
+        return
+    sep = "{"
+    for key, value in schema.items():
+        if key != "properties":
+            yield sep + dumps(key) + ":" + dumps(value)
+            sep = ","
+    yield sep + '"properties":'
+    sep = "{"
+    for name, spec in properties.items():
+        yield sep + dumps(name) + ":" + dumps(spec)
+        sep = ","
+    yield "}}"
+
+
+def entry_bytes(tool):
+    """Bytes of the entry as UTF-8, counted a piece at a time."""
+    return sum(_utf8_len(piece) for piece in entry_pieces(tool))
 
 
 def page(dispatcher, rid, params, link):
-    """The tools/list response from `params['cursor']` on: as many entries as fit in PAGE_BYTES."""
+    """The tools/list response from `params['cursor']` on, as many entries as fit in PAGE_BYTES, as an
+    iterator of pieces (the links send those as they come, memory.ws)."""
     cursor = params.get("cursor")
     if cursor is not None and not isinstance(cursor, str):
         raise _ParamsError("cursor must be a string")
@@ -59,17 +89,23 @@ def page(dispatcher, rid, params, link):
             raise _ParamsError("unknown cursor %r" % cursor[:MAX_NAME])
     # Bytes left for entries: the envelope with this id, room for a nextCursor, the commas.
     budget = PAGE_BYTES - 1 - _utf8_len(_response(rid, '{"tools":[]}')) - _CURSOR_RESERVE - MAX_NAME
-    entries = []
-    i = start
-    while i < len(visible):
-        text = entry(visible[i])
-        cost = _utf8_len(text) + (1 if entries else 0)
-        if entries and cost > budget:
+    end = start
+    while end < len(visible):
+        cost = entry_bytes(visible[end]) + (1 if end > start else 0)
+        if end > start and cost > budget:
             break
-        entries.append(text)
         budget -= cost
-        i += 1
-    result = '{"tools":[' + ",".join(entries) + "]"
-    if i < len(visible):
-        result += ',"nextCursor":%s' % dumps(visible[i].name)
-    return _response(rid, result + "}")
+        end += 1
+    return _pieces(rid, visible, start, end)
+
+
+def _pieces(rid, visible, start, end):
+    yield '{"jsonrpc":"2.0","id":%s,"result":{"tools":[' % dumps(rid)
+    for i in range(start, end):
+        if i > start:
+            yield ","
+        yield from entry_pieces(visible[i])
+    yield "]"
+    if end < len(visible):
+        yield ',"nextCursor":%s' % dumps(visible[end].name)
+    yield "}}"

@@ -155,10 +155,14 @@ class Schemas(unittest.TestCase):
 
 class Description(unittest.TestCase):
     def test_the_description_teaches_reminders_first_and_speaking_by_stage(self):
-        text = tool_text.MEMORY_DESCRIPTION
+        text = "".join(tool_text.MEMORY_DESCRIPTION)
         for word in ("reminders", "style", "陌生期", "您", "熟悉期", "亲密期", "深厚期", "灵魂伴侣",
                      "stranger polite", "soulmate"):
             self.assertTrue(word in text, word)
+
+    def test_no_sentence_of_it_is_near_a_kilobyte(self):
+        # Loaded and listed a sentence at a time (memory.mcplist): no block of the whole text is needed.
+        self.assertTrue(max(len(part.encode()) for part in tool_text.MEMORY_DESCRIPTION) < 512)
 
 
 class Wire(unittest.TestCase):

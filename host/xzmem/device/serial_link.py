@@ -33,7 +33,7 @@ def tools_snippet(with_user_tools: bool) -> str:
         "import json",
         "from memory import tool_schema as s",
         "from memory import tool_text as d",
-        "t = [{'name': 'memory', 'description': d.MEMORY_DESCRIPTION, 'inputSchema': s.MEMORY_SCHEMA}]",
+        "t = [{'name': 'memory', 'description': ''.join(d.MEMORY_DESCRIPTION), 'inputSchema': s.MEMORY_SCHEMA}]",
     ]
     if with_user_tools:
         lines.append(
