@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import websockets
+from xzmem.device.ops import split_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "lib"), str(ROOT / "firmware" / "sim")]
@@ -52,12 +53,14 @@ def calls(keyed):
     puts = [{"op": "put_mem", "key": f"mem_b{i}", "category": "bench", "payload": f"负载 {i} {stamp} {'y' * 100}",
              "importance": 3, "source": "user"} for i in range(keyed)]
     facts = [{"op": "write", "type": "fact", "content": f"批量事实 {i} {stamp}"} for i in range(64)]
+    # The biggest batches the host sends: as many ops as one message to the device holds (4 KB).
+    puts, facts = split_runs(puts, 64)[0], split_runs(facts, 64)[0]
     return [
         ("stats", "memory_sync", {"action": "stats"}),
         ("recall, keyword found nowhere", "memory", {"action": "recall", "type": "fact", "keyword": "潜水艇", "limit": 50}),
         ("recall, common keyword, 50", "memory", {"action": "recall", "type": "fact", "keyword": "篮球", "limit": 50}),
-        (f"apply {keyed} put_mem", "memory_sync", {"action": "apply", "batch_id": "p" + stamp, "ops": puts}),
-        ("apply 64 fact writes", "memory_sync", {"action": "apply", "batch_id": "f" + stamp, "ops": facts}),
+        (f"apply {len(puts)} put_mem", "memory_sync", {"action": "apply", "batch_id": "p" + stamp, "ops": puts}),
+        (f"apply {len(facts)} fact writes", "memory_sync", {"action": "apply", "batch_id": "f" + stamp, "ops": facts}),
         ("search", "memory", {"action": "search", "keyword": "负载", "limit": 50}),
         ("export page, hot and keyed, 200", "memory_sync", {"action": "export", "limit": 200}),
         ("export page, archive, 200", "memory_sync", {"action": "export", "archive": True, "limit": 200}),
@@ -72,7 +75,9 @@ async def measure(url, keyed):
 
         async def rpc(ws, method, params=None):
             rid[0] += 1
-            await ws.send(json.dumps({"jsonrpc": "2.0", "id": rid[0], "method": method, "params": params or {}}))
+            # UTF-8, as the host's MCP client writes it (an escaped 汉字 takes 6 bytes of the 4 KB a message may have)
+            await ws.send(json.dumps({"jsonrpc": "2.0", "id": rid[0], "method": method, "params": params or {}},
+                                     ensure_ascii=False))
             return json.loads(await ws.recv())
 
         for ws in (worker, pinger):

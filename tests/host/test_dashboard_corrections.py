@@ -175,8 +175,8 @@ def test_the_timeline_reaches_every_record_of_a_day_with_300_archived(pair, brow
     times = [day + 30 + n * 280 for n in range(270)] + [day + 40000] * 30
     records = [{"type": "archive", "record": {"id": 5000 + n, "type": "fact", "learned_at": t, "archived_at": t + 60,
                                               "content": f"旧事{n:03d}"}} for n, t in enumerate(times)]
-    for n in range(0, 300, 50):
-        answer = one(first.url, "memory_sync", action="import", batch_id=f"day-{n}", records=records[n:n + 50])
+    for n in range(0, 300, 25):  # 25 a call: a message to the device holds 4 KB
+        answer = one(first.url, "memory_sync", action="import", batch_id=f"day-{n}", records=records[n:n + 25])
         assert {r["result"] for r in answer["results"]} == {"ADDED"}
     seen: list[tuple[str, str]] = []
     browser.get(first.dash.url + "/timeline?type=fact")

@@ -241,9 +241,9 @@ def test_a_partition_full_with_nothing_to_drop_boots_and_serves_every_memory(tmp
 
     async def fill(url):
         async with session(url) as s:
-            for first in (0, 28):
+            for first in range(0, 56, 14):  # 14 a batch: a message to the device holds 4 KB
                 ops = [{"op": "put_mem", "key": f"mem_k{i}", "category": "fact", "payload": f"记住的第{i}件事",
-                        "importance": 3, "source": "user"} for i in range(first, first + 28)]
+                        "importance": 3, "source": "user"} for i in range(first, first + 14)]
                 err, out = await call(s, "memory_sync", {"action": "apply", "batch_id": f"k{first}", "ops": ops})
                 assert not err and {r["result"] for r in out["results"]} == {"ADDED"}, out
             for i in range(15):
