@@ -55,7 +55,7 @@ def test_stock_esp32_without_psram_is_refused_even_frozen_and_told_which_boards_
     for frozen in (False, True):
         result = deploy(port, root, "--board", described(tmp_path, NO_PSRAM_123, frozen=frozen), "--dry-run")
         assert result.exit_code == 1, result.output
-        assert "76 KB" in result.output and "212 KB" in result.output
+        assert "76 KB" in result.output and "176 KB" in result.output
         assert "Supported boards" in result.output and "PSRAM" in result.output
     assert ran == []
 

@@ -16,9 +16,9 @@ MIN_REASON = "the memory partition is mounted with the `vfs` module, which came 
 MPY_FORMAT = 6  # what mpy-cross writes (MicroPython 1.19 and newer read it)
 # The heap the firmware needs to run for weeks: the smallest heap on which 1,000 mixed calls left no
 # MemoryError and no lost session on 32-bit unix builds of MicroPython 1.23 and 1.28
-# (bench/board_soak.py --micropython: .mpy 288 KB, frozen 192 KB), plus 10 %.
+# (bench/board_soak.py --micropython, the device alone: .mpy 288 KB, frozen 160 KB), plus 10 %.
 MPY_HEAP = 320 * 1024
-FROZEN_HEAP = 212 * 1024
+FROZEN_HEAP = 176 * 1024
 # gc.mem_free() on an ESP32 counts ESP-IDF's largest free block, which the Python heap may grow into;
 # ESP-IDF keeps about 31 KB of it for WiFi and TLS, so that much is not Python's.
 IDF_RESERVE = 32 * 1024
