@@ -30,7 +30,8 @@ MICROPY_FORCE_32BIT=1, for a board's object sizes; with lib/memory frozen in for
 operating system's, counted in /proc/PID/fd. The unix port has a fixed heap (-X heapsize) and
 collects as a board does, whenever an allocation needs it; the heap given is --heap plus the fake
 NVS's weight, measured in a first run. The device notes its live heap after a collection every
-second (live_max). There the JSON also has device_faults (lines of the device's log that name a
+second and at the end: live_max less the fake NVS, firmware_live_max less everything on the heap
+before app.main() started (the harness, the fakes, the fake NVS). There the JSON also has device_faults (lines of the device's log that name a
 MemoryError or a traceback) and seconds; largest_alloc, loop_faults and low_turns are the
 WebAssembly port's.
 
@@ -128,7 +129,8 @@ def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
         raise SystemExit("board_soak: the device did not run under the unix port:\n" + output[-4000:])
     faults = [line for line in output.splitlines() if "MemoryError" in line or "Traceback" in line]
     return {"memory_errors": r["memory_errors"], "sessions_lost": r["sessions_lost"],
-            "leaked_sockets": r["leaked_sockets"], "live_max": device["live_max"], "heap": heap, "calls": calls,
+            "leaked_sockets": r["leaked_sockets"], "live_max": device["live_max"],
+            "firmware_live_max": device["firmware_live_max"], "heap": heap, "calls": calls,
             "seed": seed, "answered": r["answered"], "tool_errors": r["errors"], "refused_full": r["full"],
             "reconnects": r["reconnects"], "sockets_opened": r["sockets_opened"],
             "device_faults": len(faults), "fake_nvs_bytes": device["fake_nvs_bytes"], "seconds": seconds,
