@@ -11,7 +11,11 @@ def _calendar(device):
 def _protocol(device):
     link = mcp.Link("self-test", trusted=True)
     reply = device.dispatcher.handle('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"withUserTools":true}}', link)
-    return '"memory"' in reply and '"memory_sync"' in reply
+    listed = [False, False]
+    for piece in (reply,) if isinstance(reply, str) else reply:  # the listing comes in pieces
+        listed[0] = listed[0] or '"name":"memory"' in piece
+        listed[1] = listed[1] or '"name":"memory_sync"' in piece
+    return listed[0] and listed[1]
 
 
 def _read(device):
