@@ -110,7 +110,7 @@ def soak_unix(binary, heap, calls, seed=1, frozen=False, timeout=1800):
             f"sys.path[{2 if frozen else 0}:{2 if frozen else 0}] = {paths!r}\n"
             "import board_soak_mp\n"
             "if len(sys.argv) > 1:\n"
-            f"    board_soak_mp.unix_main({str(work)!r}, 0, 0, weigh_only=True)\n"
+            f"    board_soak_mp.unix_weigh({str(work)!r})\n"
             "else:\n"
             f"    board_soak_mp.unix_device({str(work)!r})\n",
             encoding="utf-8")

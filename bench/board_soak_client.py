@@ -93,9 +93,7 @@ class HostSoak(board_soak_mp.Soak):
 
     async def start(self):
         await self.connect()
-        for n in (0, 1):  # the store starts full: room for the soak's own schedules
-            await self.rpc("tools/call", {"name": "memory", "arguments": {"action": "delete", "type": "schedule",
-                                                                            "content": f"e{n} "}})
+        await self.make_room()
 
 
 def drive(cmd, work, port, calls, seed, timeout):

@@ -179,20 +179,22 @@ class Soak:
         finally:
             print("@@end")
 
-    async def boot(self, turns):
+    async def boot(self):
         from memory import app
 
         ws._sha1 = _Digest  # the WebAssembly port has no hashlib.sha1; the handshake needs one
-        if turns:
-            asyncio.sleep = _turn_sleep
-            _turns_end_when_low()
+        asyncio.sleep = _turn_sleep
+        _turns_end_when_low()
         self.net.install()
         self.main = asyncio.create_task(app.main(CONFIG))
         await self.connect()
+        await self.make_room()
+        print("soak: connected")
+
+    async def make_room(self):
         for n in (0, 1):  # the store starts full: room for the soak's own schedules
             await self.rpc("tools/call", {"name": "memory", "arguments": {"action": "delete", "type": "schedule",
                                                                             "content": f"e{n} "}})
-        print("soak: connected")
 
     async def run(self):
         await self.live()
@@ -339,20 +341,18 @@ _ballast = None
 BALLAST = 0  # bytes the ballast holds
 
 
-async def boot(calls, seed, wasm=True):
-    """Start the firmware and connect the client. On the WebAssembly port turns are made to end
-    often and the block map is read; a unix port collects as a board does and needs neither."""
+async def boot(calls, seed):
+    """Start the firmware and connect the client; turns are made to end often and the block map
+    is read (a unix port runs the device alone: unix_device)."""
     global _soak
     _soak = Soak(calls, seed)
-    _soak.maps = wasm
-    await _soak.boot(wasm)
+    await _soak.boot()
 
 
-def unix_main(work, calls, seed, weigh_only=False):
-    """The soak under a unix port (`micropython -X heapsize=...`): /bench is the folder `work`, /data
-    the LittleFS image work/memory.img mounted as boot.py mounts the memory partition (the real
-    LittleFS driver over a file-backed partition). Prints "@@nvs BYTES" once the fake NVS is
-    loaded, then the JSON."""
+def _unix_setup(work):
+    """Under a unix port: /bench is the folder `work`, /data the LittleFS image work/memory.img
+    mounted as boot.py mounts the memory partition (the real LittleFS driver over a file-backed
+    partition), and the fake NVS loaded an entry at a time. Returns the fake NVS's weight."""
     import vfs
     from memory import mount
 
@@ -366,40 +366,20 @@ def unix_main(work, calls, seed, weigh_only=False):
         for line in f:
             add_item(*line.rstrip("\n").split("\t"))
     gc.collect()
-    nvs = gc.mem_alloc() - empty
-    print("@@nvs", nvs)
-    if weigh_only:
-        return
+    return gc.mem_alloc() - empty
 
-    async def run():
-        await boot(calls, seed, False)
-        return await _soak.run()
 
-    out = asyncio.run(run())
-    out["fake_nvs_bytes"] = nvs
-    out["live_max"] -= nvs
-    print("@@json " + json.dumps(out))
+def unix_weigh(work):
+    """Prints "@@nvs BYTES": what the fake NVS takes of a unix port's heap (bench/board_soak.py adds it)."""
+    print("@@nvs", _unix_setup(work))
 
 
 def unix_device(work):
     """The device alone under a unix port, serving on a real socket for a client in another process
-    (bench/board_soak_client.py): /bench, /data and the NVS as unix_main() sets them up, then
+    (bench/board_soak_client.py): /bench, /data and the NVS as _unix_setup() makes them, then
     app.main() with the listen port of work/config.json. Every second the heap is collected and the
     live heap noted; on SIGINT prints "@@json" with live_max (less the fake NVS)."""
-    import vfs
-    from memory import mount
-
-    vfs.mount(vfs.VfsPosix(work), "/bench")
-    esp32.configure_partition("memory", "/bench/memory.img", MEMORY_BYTES)
-    print("soak: /data", mount.mount_data(esp32.Partition("memory")))
-    gc.collect()
-    empty = gc.mem_alloc()
-    prepare()
-    with open("/bench/nvs.lines") as f:
-        for line in f:
-            add_item(*line.rstrip("\n").split("\t"))
-    gc.collect()
-    nvs = gc.mem_alloc() - empty
+    nvs = _unix_setup(work)
     ws._sha1 = _Digest  # the client computes the accept key with the same stand-in
     gc.collect()
     base = gc.mem_alloc()  # the harness (this module, the fakes, the fake NVS) before the firmware starts
