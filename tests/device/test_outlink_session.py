@@ -5,7 +5,7 @@ import json
 import unittest
 
 from memory import endpoint, mcp, reminder, ws, wsclient, xiaozhi
-from ws_fakes import FakeStream, read_frames
+from ws_fakes import FakeStream, in_task, read_frames
 
 ITEM = {"content": "喝水", "datetime": "2026-03-01 10:00", "priority": 3, "urgency": "normal", "missed": False, "minutes": 10, "text": "提醒一下，10:00 有「喝水」哦。"}
 
@@ -85,10 +85,6 @@ class FakeConnect:
         return ws.WebSocket(s, s, True)
 
 
-async def in_task(coro):
-    # asyncio.wait_for (used by run_once) cancels the task that waits; in the WebAssembly port the
-    # test runner's own coroutine cannot be cancelled, so link code runs in a task of its own.
-    return await asyncio.create_task(coro)
 
 
 class SessionTest(unittest.TestCase):

@@ -12,7 +12,7 @@ from memory.service import MemoryService
 from memory.store import Event, Store
 from memory.tools import MemoryTool
 from store_helpers import Clock, FakeArchive, fill_every_type
-from ws_fakes import FakeStream, ensure_sha1, read_frames
+from ws_fakes import FakeStream, ensure_sha1, in_task, read_frames
 
 ensure_sha1()
 
@@ -281,14 +281,9 @@ class Fragments(unittest.TestCase):
         self.assertEqual(texts, ["".join(PIECES), "reminder"])
 
 
-async def _in_task(coro):
-    # The WebAssembly port's test coroutine resumes only when no task is ready: run the body as a task.
-    return await asyncio.create_task(coro)
-
-
 class SharedFrameBuffer(unittest.TestCase):
     async def test_two_connections_streaming_at_once_each_send_their_own_text(self):
-        await _in_task(self._two_streams())
+        await in_task(self._two_streams())
 
     async def _two_streams(self):
         # Both gather frames in the one shared buffer, and each drain lets the other run; a

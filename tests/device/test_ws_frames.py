@@ -6,7 +6,7 @@ import struct
 import unittest
 
 from memory import ws, wsclient, wshttp
-from ws_fakes import FakeStream, close_code, ensure_sha1, read_frames
+from ws_fakes import FakeStream, close_code, ensure_sha1, in_task, read_frames
 
 ensure_sha1()
 
@@ -231,12 +231,6 @@ async def read_copied(sock):
     # What every link does: use a long message before awaiting anything else.
     got = await sock.recv()
     return bytes(got) if isinstance(got, memoryview) else got
-
-
-async def in_task(coro):
-    # In the WebAssembly port the test runner's own coroutine resumes only when the loop has nothing
-    # else to run, so a test that takes turns with busy tasks runs as a task of its own.
-    return await asyncio.create_task(coro)
 
 
 class SharedBuffer(unittest.TestCase):

@@ -1,9 +1,17 @@
 # In-memory asyncio streams and a SHA-1 for link tests that must run where there are no sockets.
 
+import asyncio
 import struct
 
 from memory import ws
 from sha1_fake import Sha1
+
+
+async def in_task(coro):
+    """Await `coro` as a task of its own. In the WebAssembly port the test runner's coroutine resumes
+    only when no task is ready, and cannot be cancelled (asyncio.wait_for cancels the task that
+    waits), so a test that takes turns with busy tasks, or runs link code, runs it this way."""
+    return await asyncio.create_task(coro)
 
 
 class FakeStream:
