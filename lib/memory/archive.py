@@ -5,12 +5,11 @@
 # with the part's line count, learned_at range and a gram filter of its text. Sidecars are derived
 # data: whenever one disagrees with its part it is rebuilt from the part.
 
-import json
 import struct
 
 from micropython import const
 
-from memory import clock, fs, statefile, steps
+from memory import clock, fs, jsontext, statefile, steps
 from memory.gramfilter import fold, keyword_positions
 from memory.lines import LineReader
 
@@ -46,13 +45,6 @@ _FIELDS = {
 }
 # Fields a keyword is looked for in.
 _TEXT = {"fact": ("content",), "moment": ("topic", "content"), "event": ("content",)}
-
-
-def _loads(mv):
-    try:
-        return json.loads(mv)
-    except TypeError:  # CPython's json does not take a memoryview
-        return json.loads(bytes(mv))
 
 
 def _earlier(t1, until):
@@ -395,7 +387,7 @@ class Archive:
                                 continue
                         parsed += 1
                         try:
-                            rec = _loads(mv)
+                            rec = jsontext.loads(mv)
                         except ValueError:
                             self.last["skipped"] += 1
                             continue

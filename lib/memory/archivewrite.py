@@ -9,7 +9,7 @@ import struct
 from micropython import const
 
 from memory import archive, clock, fs, jsontext, statefile
-from memory.archive import _HEAD, _MAGIC, _TEXT, KINDS, _check_kind, _is_int, _loads, check_record
+from memory.archive import _HEAD, _MAGIC, _TEXT, KINDS, _check_kind, _is_int, check_record
 from memory.gramfilter import GramFilter, fold
 from memory.lines import LineReader, ends_with_newline
 from memory.space import MemoryFull, dropped_note, explain
@@ -53,7 +53,7 @@ def reindex(a, kind, mdir, n):
         try:
             for mv in it:
                 try:
-                    rec = _loads(mv)
+                    rec = jsontext.loads(mv)
                 except ValueError:
                     rec = None
                 if rec is None or check_record(kind, rec) is not None:
@@ -351,7 +351,7 @@ def _drop_archived(a, kind, mdir, group):
         try:
             for mv in it:
                 try:
-                    rid = _loads(mv).get("id")
+                    rid = jsontext.loads(mv).get("id")
                 except (ValueError, AttributeError):
                     continue
                 if rid in ids and rid not in found:

@@ -24,3 +24,13 @@ else:  # CPython
     def dumps(obj):
         """Compact JSON text of `obj`."""
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+try:
+    json.loads(memoryview(b"0"))
+    loads = json.loads  # MicroPython parses a memoryview (a line read, a long message) where it lies
+except TypeError:  # CPython takes str or bytes only
+
+    def loads(text):
+        """json.loads of a str, bytes or memoryview."""
+        return json.loads(text if isinstance(text, (str, bytes)) else bytes(text))

@@ -6,7 +6,6 @@
 # Tools are plain objects registered with add().
 
 import asyncio
-import json
 
 from micropython import const
 
@@ -282,16 +281,7 @@ def loads(text):
 
         forget("oversize")
         text = oversize.plain(text)
-    return _json_loads(text)
-
-
-try:
-    json.loads(memoryview(b"0"))
-    _json_loads = json.loads  # MicroPython parses a memoryview where it lies
-except TypeError:  # CPython wants str or bytes
-
-    def _json_loads(text):
-        return json.loads(text if isinstance(text, str) else bytes(text))
+    return jsontext.loads(text)
 
 
 def _parse(text):
