@@ -1271,7 +1271,7 @@ LINES = [
     {"lang": "en", "speaker": "parent", "kind": "schedule", "text": "next saturday at 8:30 am she has her piano exam", "expect": [["schedule", ["piano"], "2026-11-28 08:30", "none"]]},
     {"lang": "en", "speaker": "parent", "kind": "schedule", "text": "make sure he goes to bed at nine every night", "expect": [["schedule", ["bed"], "2026-11-22 21:00", "daily"]]},
     {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "we live close to the school", "expect": []},
-    {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "his dad travels a lot for work", "expect": []},
+    {"lang": "en", "speaker": "parent", "kind": "third_party", "text": "his dad travels a lot for work", "expect": [["fact", ["dad", "travel"]]]},
     {"lang": "en", "speaker": "parent", "kind": "smalltalk", "text": "please help her practice her english", "expect": []},
     {"lang": "en", "speaker": "child", "kind": "asr", "text": "um um my favorite um show is paw patrol", "expect": [["like", "paw patrol"]]},
     {"lang": "en", "speaker": "child", "kind": "asr", "text": "uh my mom's name is uh lisa", "expect": [["family", "mom", "Lisa|lisa"]]},

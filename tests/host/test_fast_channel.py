@@ -1594,3 +1594,20 @@ def test_a_liking_ends_where_what_comes_with_it_starts(text, expected):
 ])
 def test_glasses_worn_and_a_restart_said_first(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("他爸爸在外地工作", [("fact", "主人的爸爸在外地工作")]),
+    ("他奶奶叫刘桂兰", [("family", ("奶奶", "刘桂兰"))]),
+    ("他外婆叫郑美玲就住在我们楼下", [("family", ("外婆", "郑美玲"))]),
+    ("her dads name is james", [("family", ("dad", "James"))]),
+    ("her grandparents live in scotland", [("fact", "The user's grandparents live in scotland")]),
+    ("my grandma and grandpa live in florida", [("fact", "The user's grandma and grandpa live in florida")]),
+    ("my mom and dad are called kate and tom", [("family", ("mom", "Kate")), ("family", ("dad", "Tom"))]),
+    # someone named first owns the his/her that follows
+    ("我的好朋友朵朵 她爸爸是医生", []),
+    ("my friend ava is nice her dad is a pilot", []),
+    ("他妈的真烦", []),
+])
+def test_a_parent_speaking_of_the_childs_people_as_his_or_hers(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -697,6 +697,12 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 # --- other people ---------------------------------------------------------------------------------
 
 _PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+# A parent speaks of the child's people as 他/她的…, his/her… (他爸爸在外地工作, her grandma is called margaret):
+# with no one else named before, they are the user's, said as the child would (我爸爸…, my grandma…)
+_THEIR_KIN_ZH = re.compile(r"^(?:他|她)(?!妈的)(?=(?:的)?(?:有(?:一)?个)?(?:双胞胎)?(?:(?!儿子|女儿|闺女|老婆|妻子|老公|丈夫|孙子|孙女)"
+                           rf"(?:{_KIN_ZH})|{_OTHERS_ZH}))")
+_THEIR_KIN_EN = re.compile(r"^((?:(?:so|and|also|but|plus) )*)(?:his|her)(?= (?!son\b|daughter\b|wife\b|husband\b|boy\b)"
+                           rf"(?:(?:{_KIN_EN}|{_OTHERS_EN})s?|grandparents)\b)", re.I)
 _PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
@@ -732,10 +738,11 @@ _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger
 _THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
 # i have got two brothers jack and harry: both named
 _TWO_KIN_EN = re.compile(r"^I have (?:two|2) (brother|sister|cousin)s ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
+_PAIR_NAMED_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}) and (?:my )?({_KIN_EN}) are (?:called|named) ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
 _HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
 # Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
 _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
-                        r"kids|children|sons|daughters|parents))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
+                        rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
@@ -789,7 +796,7 @@ _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very 
 
 
 def _person_name_zh(value: str, cut: bool = False) -> str | None:
-    stop = re.search(rf"今年|现在|已经|{ZH_NUM}岁|上[一二三四五六幼小初高大中]", value[1:]) if cut else None
+    stop = re.search(rf"今年|现在|已经|{ZH_NUM}岁|上[一二三四五六幼小初高大中]|就?住[在我]|就在", value[1:]) if cut else None
     value = value[: stop.start() + 1] if stop else value  # 豆豆今年六岁: with `cut`, the name ends there
     name = _unstutter(_TAIL_ZH.sub("", value) or value)
     if name[:1] in "我你他她" or _NOT_A_NAME_ZH.search(name) and len(name) > 3:
@@ -801,6 +808,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     """Writes about a family member or another person the clause names (我妈妈叫李娟, 我爸爸是警察,
     my grandma lives in Texas); True when the clause was about them."""
     zh = bool(HAN.search(clause))
+    if not context.get("person") and not context.get("peer") and context.get("about") != "other":
+        clause = (_THEIR_KIN_ZH if zh else _THEIR_KIN_EN).sub("我" if zh else r"\1my", clause, count=1)
     if zh:
         if _PEER_NAMED_ZH.match(clause):
             context["peer"] = True
@@ -903,6 +912,11 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         relation = m.group(1).lower()
         for name in (_title(m.group(2)), _title(m.group(3))):
             writes.append(_family(relation, name))
+        return True
+    m = _PAIR_NAMED_EN.search(clause)  # my mom and dad are called kate and tom
+    if m and not {m.group(3).lower(), m.group(4).lower()} & _NOT_A_NAME_EN:
+        for relation, name in ((m.group(1), m.group(3)), (m.group(2), m.group(4))):
+            writes.append(_family(relation.lower().split()[-1], _title(name)))
         return True
     m = _HAVE_UNNAMED_EN.search(clause)
     if m:

@@ -37,10 +37,10 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "),
     ("my names", "my name's"),
-)] + [(re.compile(r"\b(my (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
-      (re.compile(r"\b((?:my|our) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2"),
+)] + [(re.compile(r"\b((?:my|his|her|our) (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
+      (re.compile(r"\b((?:my|our|his|her) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2"),
       # my dads a builder: a relative's "is" said without its apostrophe
-      (re.compile(r"\b(my (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
+      (re.compile(r"\b((?:my|his|her) (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
                   r"(?=a |an |the )", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
