@@ -1297,7 +1297,7 @@ def test_holidays_yearly_reminders_and_requests_put_as_questions(text, expected)
     ("嗯我不喜欢吃香菜香菜臭臭的", [("dislike", "吃香菜")]),
     ("我最喜欢的是蓝鲸啦刚才说成鲨鱼了", [("like", "蓝鲸")]),
     ("我喜欢紫色然后还有黄色", [("like", "紫色"), ("like", "黄色")]),
-    ("他有点挑食 不爱吃蔬菜", []),  # a parent's he: not the child's own dislike
+    ("他有点挑食 不爱吃蔬菜", [("fact", "他有点挑食"), ("fact", "他不爱吃蔬菜")]),  # a parent's he: his, not the child's own dislike
     ("现在开始我是医生你生病了张嘴啊", []),
     ("我当老板你来买东西", []),
     ("if she asks no she cant have a puppy", []),
@@ -1610,4 +1610,33 @@ def test_glasses_worn_and_a_restart_said_first(text, expected):
     ("他妈的真烦", []),
 ])
 def test_a_parent_speaking_of_the_childs_people_as_his_or_hers(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("他有点挑食", [("fact", "他有点挑食")]),
+    ("她从小就怕黑", [("fact", "她从小就怕黑")]),
+    ("他最近迷上了魔方", [("fact", "他最近迷上了魔方")]),
+    ("孩子最近在换牙", []),  # a passing state
+    ("妈妈最近很忙", []),
+    ("他晚上睡觉老踢被子", [("fact", "他晚上睡觉老踢被子")]),
+    ("he's a really picky eater", [("fact", "He is a really picky eater")]),
+    ("hes been doing karate since september", [("fact", "He has been doing karate since september")]),
+    ("she has a cat named pickles", [("fact", "She has a cat named pickles")]),
+    ("he has a dragon named sparky", []),
+    ("she sleeps in a castle", []),
+])
+def test_a_parents_he_or_she_habits_and_fears(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫 Sophie 我七岁", [("name", "Sophie"), ("age", "7")]),
+    ("我喜欢玩 Minecraft 跟乐高", [("like", "玩Minecraft"), ("like", "乐高")]),
+    ("我有两个姐姐 一个叫 Vivian 一个叫 Cindy", [("family", ("姐姐", "Vivian")), ("family", ("姐姐", "Cindy"))]),
+    ("我阿嬷叫林秀琴", [("family", ("阿嬷", "林秀琴"))]),
+    ("妹妹有气喘", [("fact", "主人的妹妹有气喘")]),
+    ("我住在 5 楼", []),
+])
+def test_english_words_inside_chinese_and_taiwanese_kin_words(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected

@@ -53,7 +53,7 @@ __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_
 
 _KIN_ZH = ("小表妹|小表弟|小表姐|小表哥|小堂妹|小堂弟|大女儿|小女儿|大儿子|小儿子|大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
-           "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
+           "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|阿嬷|嫲嫲|阿公|马麻|把拔|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger |twin )?(?:brother|sister)|boy|"
            "grandma|granny|nana|nan|nanna|gran|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
@@ -83,7 +83,7 @@ PATTERNS = {
     ),
     "relationship": re.compile(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})|\b(?:{_KIN_EN}|{_OTHERS_EN})\b", re.I),
     "health": re.compile(
-        r"过敏|我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)"
+        r"过敏|我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠)"
         r"|\ballergic\b|\ballergy\b|\bI have (?:diabetes|asthma|high blood pressure|a heart condition|insomnia)\b",
         re.I,
     ),
@@ -289,7 +289,7 @@ _PLACE_ZH = re.compile(
 _PLACE_STOP = re.compile(r"和|跟|已经|了|的|呢|啊|呀|哦|工作|上班|不是|那个|附近|那边|这边|那旮旯|那块|那片|那里|这里|那儿|这儿|一带|边上|旁边|现在|后来|目前")
 _PLACE_PEOPLE_ZH = re.compile(r"^我是([\u4e00-\u9fff]{2,4})人$")
 # A floor, a room, a planet or someone's heart: not a town one lives in (十八楼, 地球, earth, 你心里)
-_NOT_A_TOWN = re.compile(r"[楼层室里]$|^(?:自己家|家里|家)$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\bhome$|\b(?:earth|the moon|mars|space|outer space|"
+_NOT_A_TOWN = re.compile(r"[楼层室里]$|^\d+$|^(?:自己家|家里|家)$|^(?:地球|月亮|月球|火星|太空|天上|海底|心里|你心里)|\bhome$|\b(?:earth|the moon|mars|space|outer space|"
                          r"my heart|your heart|the sky)\b", re.I)
 _NOT_A_PLACE_ZH = re.compile(r"^(?:好|坏|大|小|机器|外星|超|巨|木头|雪|主|男|女|穷|富|老|新|客|家|本地|外地|一个|个|普通|南方|北方)$")
 _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I|me)|my family and I)"
@@ -359,7 +359,7 @@ _PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|
                      r"golden retriever|retriever|labrador|poodle|spaniel|terrier|beagle|collie|husky|pug|"
                      r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
                      r"horse)(?:es|s)?\b.{0,30}$", re.I)
-_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠)$")
+_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
@@ -713,10 +713,10 @@ _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6
                   # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
                   r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
 _PREDICATE_ZH = re.compile(
-    rf"^(?:今年|现在|以前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚)*"
+    rf"^(?:今年|现在|以前|退休前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚|从小就|从小|平时|晚上|最近(?:呢|啊)?)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
-    rf"|是左撇子|晕车|晕船|乳糖不耐受|迷上了?[\u4e00-\u9fff]{{1,8}}|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
+    rf"|是左撇子|是早产儿|晕车|晕船|挑食|在换牙|乳糖不耐受|(?:左|右)?(?:耳朵|眼睛)?(?:听力|视力|身体|肠胃|体质)(?:不太好|不好|比较弱|比较差|有点弱|弱|差)|迷上了?[\u4e00-\u9fff]{{1,8}}|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
@@ -725,13 +725,13 @@ _PREDICATE_ZH = re.compile(
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
-_TRANSIENT_ZH = re.compile(r"今天|被|表扬|批评|最近|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
+_TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
@@ -758,7 +758,11 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
     r"|(?:'s| is) (?:really |so |super |very )?(?:into|crazy about|obsessed with|mad about|fond of) [\w -]{2,30}"
     r"|(?:'s| is) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b[\w ]{0,30}"
-    r"|(?:'s| is) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
+    r"|(?:'s| is)(?: always been| been)? (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
+    r"|(?:'s| is) (?:a )?(?:really |very |so |super |bit of a |bit |a bit of a )?(?:picky|fussy) eater\b[\w ]{0,20}"
+    r"|(?:'s| has) been (?:doing|learning|taking|playing|going to) [\w ]{2,30}"
+    r"| has an? (?:pet |little |new )?(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|turtle|guinea pig|fish|lizard|gecko|bird|parrot) (?:named|called) [a-z][\w ]{1,30}"
+    r"|(?: only| always| never) (?:eats|drinks|sleeps|wears|watches)\b[\w ,'-]{1,40}"
     rf"|(?:'s| is) {_IN_CLASS_EN}[\w ]{{0,30}}"
     rf"|(?: just)? {_STARTED_EN}[\w ]{{0,20}}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
@@ -780,10 +784,11 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
-                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
+                      r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
+                      r"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|turtle|guinea pig|fish|lizard|gecko|bird|parrot) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       rf"|(?:\bis|'s) {_IN_CLASS_EN}"
@@ -840,6 +845,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
                         and "我" not in re.sub(r"(?<=[在到])我(?:们)?家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
+                        and not re.fullmatch(_ADVERBS_ZH, beside) and not _TRANSIENT_ZH.search(beside)
+
                         and not re.search(r"[的是在也都很就还了会要有和跟说不没]", beside)):
                     writes.append(opslib.write("fact", f"主人的{relation}{beside}{after.replace('我们家', '主人家').replace('我', '主人')}"))
                     context["person"] = (relation, beside)
@@ -875,7 +882,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             context["person"] = (relation, rest)  # 我好朋友乐乐 | 他住在我家隔壁: the name is said, what of him comes next
             return True
         # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
-        if not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "我" in re.sub(r"(?<=[在到])我(?:们)?家", "", rest):
+        if (not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "你" in rest
+                or "我" in re.sub(r"(?<=[在到])我(?:们)?家", "", rest)):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -947,7 +955,9 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't", " just turned",
                                                                   " turned", " absolutely", " really", " totally", " plays",
-                                                                  " wears", " does", " gets", " just started", " started")):
+                                                                  " wears", " does", " gets", " just started", " started",
+                                                                  " sleeps", " eats", " only", " always", " never", " won't",
+                                                                  " adores")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1002,7 +1012,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         subject = pronoun.group(0).split("'")[0].capitalize()
     verb_rest = rest[2:] if rest.startswith("'s") else rest[1:] if rest.startswith(" ") else rest
     if rest.startswith("'s"):
-        verb_rest = "is" + rest[2:]
+        verb_rest = ("has" if re.match(r"'s (?:always |never |just )?been\b", rest) else "is") + rest[2:]  # he's been doing karate: has
     for pattern, replacement in _EN_OBJECT:
         verb_rest = pattern.sub(replacement, verb_rest)
     writes.append(opslib.write("fact", f"{subject} {verb_rest.strip()}"))
@@ -1298,8 +1308,8 @@ def _asks_back(said: list[str]) -> bool:
 # 一只叫黑黑, i have two brothers one is named max and one is named ben, i got two sisters their names are mia and zoe
 _IN_TURN_ZH = re.compile(
     r"^我(?:们)?(?:家)?(?:有|养了|养着|养)(?:两|三|2|3)(?:个|只|条|位|头)(?:小)?([\u4e00-\u9fff]{1,3}?)"
-    r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?)"
-    r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4})$")
+    r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?|[A-Za-z][A-Za-z'-]{1,15})"
+    r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z'-]{1,15})$")
 _IN_TURN_EN = re.compile(
     r"^(?:i|we) (?:have|got|'ve got|have got) (?:two|three|2|3) (brothers|sisters|dogs|cats|fish|hamsters|bunnies|rabbits|cousins|puppies|kittens)"
     r"(?: (?:one is|one's) (?:named|called) ([a-z][a-z'-]+) and (?:one|the other(?: one)?) is (?:named|called) ([a-z][a-z'-]+)"
@@ -1309,7 +1319,7 @@ _IN_TURN_EN = re.compile(
 def _named_in_turn(said: str) -> list[dict] | None:
     m = _IN_TURN_ZH.match(said)
     if m:
-        kind, names = m.group(1), [_TAIL_ZH.sub("", n) or n for n in m.group(2, 3)]
+        kind, names = m.group(1), [_TAIL_ZH.sub("", n) or n if HAN.match(n) else _title(n) for n in m.group(2, 3)]
         if re.fullmatch(_KIN_ZH, kind):
             return [_family(kind, n) for n in names]
         return [opslib.write("fact", third_person(said))]
@@ -1339,7 +1349,7 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if not parts:
         return []  # a question, whatever words it holds (你记得我妈妈的名字不)
     framing = frames(parts)
-    in_turn = None if any(framing) else _named_in_turn(("" if HAN.search(sentence) else " ").join(parts))
+    in_turn = None if any(framing) else _named_in_turn("".join(parts).replace(" ", "") if HAN.search(sentence) else " ".join(parts))
     if in_turn:
         return in_turn
     # 我好想明天去游乐园: a wish, not a plan

@@ -127,6 +127,9 @@ def normalise(text: str) -> str:
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        # a word of English inside Chinese (我叫 Sophie, 玩 Minecraft) is part of its phrase, not a pause between two
+        text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z][A-Za-z'-]*(?:\s+\d+)?(?:\s|$|[\u4e00-\u9fff]))", "", text)
+        text = text.replace("幼稚园", "幼儿园")  # the Taiwanese word for it
         text = re.sub(r"俺(?!们)", "我", text).replace("俺们", "我们").replace("咱家", "我家")  # northern 俺, 咱家
         text = re.sub(r"钟意|稀罕(?=吃|玩|看|[\u4e00-\u9fff]{2})", "喜欢", text)  # Cantonese 钟意, northeastern 稀罕
         text = re.sub(r"^我家(?:小子|臭小子)", "我儿子", text)
@@ -176,7 +179,7 @@ def normalise(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
-    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|但是|不过|可是|而且|并且|然后|但(?=[我不])"
+    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|(?:(?<=[A-Za-z])|(?<=[A-Za-z]\d))\s+(?=[我你他她每今明后下周]|星期|礼拜)|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)|(?<=不是)\s+(?=我)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
