@@ -1640,3 +1640,18 @@ def test_a_parents_he_or_she_habits_and_fears(text, expected):
 ])
 def test_english_words_inside_chinese_and_taiwanese_kin_words(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("每天晚上八点提醒我喂乌龟 哦不 八点半", ("喂乌龟", "2026-11-22 20:30", "daily")),
+    ("星期四下午五点半 呃不是五点半 是五点 去接妹妹", ("去接妹妹", "2026-11-26 17:00", "none")),
+    ("星期三 不对 是星期四 我们幼儿园要去看小动物", ("我们幼儿园要去看小动物", "2026-11-26 09:00", "none")),
+    ("不对不对我们是后天去动物园不是明天", ("我们是去动物园", "2026-11-24 09:00", "none")),
+    ("remind me tomorrow at 4 no wait 4 30 to go to gymnastics", ("go to gymnastics", "2026-11-23 16:30", "none")),
+    ("the game is on thursday wait no its wednesday at 5", ("the game", "2026-11-25 17:00", "none")),
+    ("swimming's not on monday it's on tuesday at 4", ("swimming", "2026-11-24 16:00", "none")),
+    ("wait not 7 i meant 6:30 wake me up tomorrow", ("wake me up", "2026-11-23 06:30", "none")),
+    ("chess club is every tuesday at 3 15", ("chess club", "2026-11-24 15:15", "weekly")),
+])
+def test_a_time_taken_back_inside_a_plan(text, expected):
+    assert [(w["content"], w["datetime"], w["repeat"]) for w in fast_channel(text, NOW)[1]] == [expected]

@@ -1065,13 +1065,19 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
+                      # chess club is every tuesday at 3:15, swimming lessons are on tuesday, tuesday for the dentist at 2
+                      rf"|\b(?:{_EVENT_EN}|club|therapy|lessons?|training|dentist|doctor) (?:is|are) (?:on|at|every|this|next|tomorrow"
+                      rf"|{'|'.join(WEEKDAYS_EN)})\b"
+                      r"|\bfor (?:the|my|his|her) (?:dentist|doctor|vet|check-?up|appointment|haircut|flu shot|jab)\b"
+                      rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next) \w+"
+                      rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|club|therapy|training|lessons?)\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
 _MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|\bmaybe\b|\bmight\b|\bnot sure\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
-_NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
+_NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"

@@ -82,10 +82,10 @@ def _clock_corrected(text: str) -> str:
     hour (明天下午不是三点是四点去…) the right one stands where it is said. 提醒我周五去…哦不对是周六: the same
     for a day."""
     m = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不是({_CLOCK_SAID_ZH})[，,\s]*是({_CLOCK_SAID_ZH})", text)
-    if m and m.group(1) in text[: m.start()] and m.end() == len(text):
+    if m and m.group(1) in text[: m.start()] and (m.end() == len(text) or text[m.end()] in "，, "):
         head = text[: m.start()]
         at = head.rfind(m.group(1))
-        return head[:at] + m.group(2) + head[at + len(m.group(1)):]
+        return head[:at] + m.group(2) + head[at + len(m.group(1)):] + text[m.end():]
     if m and m.group(1) not in text[: m.start()]:
         return text[: m.start()] + m.group(2) + text[m.end():]
     day = re.search(rf"[，,\s]*(?:哦|啊|呃)?[，,\s]*不对[，,\s]*是({_DAY_SAID_ZH})$", text)
@@ -107,6 +107,41 @@ def _times_corrected(text: str) -> str:
     text = re.sub(rf"({_CLOCK_SAID_ZH})[，,\s]*不是{_CLOCK_SAID_ZH}", r"\1", text)
     text = _DAY_NOT_ZH.sub("", _DAY_CORRECTED_INLINE_ZH.sub("", _DAY_CORRECTED_ZH.sub("", text)))
     return re.sub(r"(?<![\u4e00-\u9fff])过([半一二两三四五六七八九十\d]{1,3})(分钟|个?小时|个?钟头)(?!以后|之后|后)", r"\1\2以后", text)
+
+
+# A time taken back inside a plan and said again: the later one stands where the first was said
+# (每天晚上八点提醒我喂乌龟 哦不 八点半, 星期三 不对 是星期四 我们去看小动物, remind me at 4 no wait 4:30 to…,
+# the game is on thursday wait no it's wednesday at 5, swimming's not on monday it's on tuesday)
+# (不是 right before a day or an hour denies it: 后天去动物园不是明天 keeps 后天)
+_TAKE_BACK_ZH = r"[，,\s]*(?:哦|啊|呃|哎|哎呀)?[，,\s]*(?:不对|哦不(?!是)|说错了|错了|不是[，,\s]*(?=是))[，,\s]*(?:是)?[，,\s]*"
+_CLOCK_WORD_EN = (r"(?:\d{1,2}(?::\d\d)?(?: ?(?:am|pm|a\.m\.|p\.m\.|o'?clock))?|half past \w+|(?:a )?quarter (?:past|to) \w+|noon"
+                  r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: thirty| fifteen| forty five| o'?clock)?)")
+_DAY_WORD_EN = (r"(?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|today|tonight"
+                r"|the \d{1,2}(?:st|nd|rd|th)(?: of \w+)?)")
+_TAKE_BACK_EN = r",? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait),? (?:it's |its |it is )?"
+
+
+def _taken_back_zh(text: str) -> str:
+    for said in (_CLOCK_SAID_ZH, _DAY_SAID_ZH):
+        m = re.search(rf"({said})(?P<between>[^，。！？,.!?]*?){_TAKE_BACK_ZH}(?P<again>{said})(?![\u4e00-\u9fff]*点)", text)
+        if m and not re.search(r"[不没]", m.group("between")):
+            again = m.group("again")
+            if said is _CLOCK_SAID_ZH and not re.match(r"早上|上午|中午|下午|晚上", again):
+                part = re.match(r"早上|上午|中午|下午|晚上", m.group(1))
+                again = (part.group(0) if part else "") + again  # 晚上八点 | 哦不 | 八点半: still the evening
+            text = text[: m.start()] + again + m.group("between") + text[m.end():]
+    return text
+
+
+def _taken_back_en(text: str) -> str:
+    text = re.sub(rf"(?<!not )\b(at |by )?{_CLOCK_WORD_EN}{_TAKE_BACK_EN}(?:at )?({_CLOCK_WORD_EN})\b",
+                  lambda m: (m.group(1) or "at ") + m.group(2), text, flags=re.I)
+    text = re.sub(rf"(?<!not )\b(on )?{_DAY_WORD_EN}{_TAKE_BACK_EN}(?:on )?({_DAY_WORD_EN})\b",
+                  lambda m: (m.group(1) or "") + m.group(2), text, flags=re.I)
+    # swimming's not on monday it's on tuesday at 4: the day denied goes, the one said after stands
+    text = re.sub(rf"(?: is|'s)? not (?:on )?{_DAY_WORD_EN},? (?:it's|its|it is|but) (on )?({_DAY_WORD_EN})\b",
+                  lambda m: " is " + (m.group(1) or "on ") + m.group(2), text, flags=re.I)
+    return re.sub(rf"(?<=\w),\s+(?=at {_CLOCK_WORD_EN}\b)", " ", text, flags=re.I)  # the dentist is wednesday, at 10:30
 
 
 def spelled_name(said: str, length: int = 0) -> str:
@@ -146,7 +181,7 @@ def normalise(text: str) -> str:
         text = re.sub(r"(我(?:叫|是|喜欢|住在))\s*\1", r"\1", text)  # 我叫那个 就是 我叫王小米
         text = re.sub(r"^我的名字(?:不是|不叫)[\u4e00-\u9fff]{1,3}?[，,\s]*(?:是|叫)(?=[\u4e00-\u9fff]{2,3}$)", "我叫", text)  # 我的名字不是小明是小鸣
         text = re.sub(r"[，,\s]*(?:我)?(?:上次|刚才|之前|刚刚)(?:我)?说错了[。！!]?$", "", text)  # a note, not a retraction
-        text = _times_corrected(text)
+        text = _taken_back_zh(_times_corrected(text))
         text = re.sub(r"^我叫([\u4e00-\u9fff]{3,8}的[\u4e00-\u9fff])$", lambda m: "我叫" + spelled_name(m.group(1)), text)
         text = re.sub(r"^(我叫[\u4e00-\u9fff]{2,4}?)是个(女孩子?|男孩子?|女生|男生)", r"\1，我是\2", text)  # 我叫娜娜是个女孩子
         text = re.sub(r"那个(?=(?:大|二|三|小)?(?:哥|姐|弟|妹))", "", text)  # 那个大姐叫梅梅
@@ -157,6 +192,8 @@ def normalise(text: str) -> str:
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
+    text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
+    text = _taken_back_en(text)
     text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b"
                   r"(?! past| to (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d))",
                   r"half past \1", text, flags=re.I)  # British "half four" is half past four
