@@ -1655,3 +1655,33 @@ def test_english_words_inside_chinese_and_taiwanese_kin_words(text, expected):
 ])
 def test_a_time_taken_back_inside_a_plan(text, expected):
     assert [(w["content"], w["datetime"], w["repeat"]) for w in fast_channel(text, NOW)[1]] == [expected]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i love penguins lets pretend you're a penguin", [("like", "penguins")]),
+    ("i love hide and seek lets play you count to ten", [("like", "hide and seek")]),
+    ("i like trucks and now im a fire truck", [("like", "trucks")]),
+    ("did i tell you i like bluey", []),  # asks whether it was said
+    ("i like cricket heaps", [("like", "cricket")]),
+    ("my favorite color is orange like a tiger", [("like", "orange")]),
+    ("spiders scare me so much especially the big hairy ones", [("dislike", "spiders")]),
+    ("i love pancakes especially the ones my dad makes on saturdays", [("like", "pancakes")]),
+    ("i reckon vegemite on toast is the best", [("like", "vegemite on toast")]),
+    ("i reckon it will rain", []),
+])
+def test_likings_said_with_play_tails_and_a_reckon(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we've got a cockapoo called biscuit", [("fact", "The user's family has a cockapoo called biscuit")]),
+    ("i got i got a hamster her name is nibbles", [("fact", "The user got a hamster, called Nibbles")]),
+    ("i got a big brother his names tyler hes sixteen",
+     [("family", ("brother", "Tyler")), ("fact", "The user's brother Tyler is sixteen")]),
+    ("my daddy name marcus", [("family", ("daddy", "Marcus"))]),
+    ("my cousins are named mason and liam", [("family", ("cousin", "Mason")), ("family", ("cousin", "Liam"))]),
+    ("hi my sons name is rohan hes six", [("family", ("son", "Rohan")), ("fact", "The user's son Rohan is six")]),
+    ("im eight and my sisters twelve", [("age", "8"), ("fact", "The user's sister is twelve")]),
+])
+def test_pets_by_breed_and_family_named_the_way_children_say_it(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

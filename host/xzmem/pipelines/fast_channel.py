@@ -109,20 +109,21 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀啊](?=[\u4e00-\u9fff])")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|very much|so much|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
+_TAIL_EN = re.compile(r"\s+(?:a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
 # Where a reason or a circumstance starts after the thing (苦瓜 | 太苦了, 黑 | 晚上不敢一个人睡, 下雨天 | 不能出去玩)
 _REASON_ZH = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:不能|不可以|可以|没法|就是|有一股|有点|有一点|味道|闻起来|吃起来|看起来)|(?<=[\u4e00-\u9fff])的(?=夏天|冬天|时候|周末)|(?<=[\u4e00-\u9fff])好(?=苦|无聊|难吃|难喝|可怕|吓人|烦|累|辣|酸|臭|疼|痛|恶心|冷|热)|(?<=[\u4e00-\u9fff])(?:因为|所以|太(?=[\u4e00-\u9fff]{1,2}[了啦]$|[苦辣酸咸难臭吵凶冷热烫硬贵远累]$)"
                         r"|(?:晚上|早上|白天|中午|每次|平时)(?=不|都|就|会|总|老|我|也))")
-_NOT_A_LIKING = {"你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
+_NOT_A_LIKING = {"now", "then", "too", "你", "您", "你们", "他", "她", "它", "他们", "you", "your", "it", "this", "that", "them", "him", "her", "that one",
                  "here", "me", "us", "everything", "anything", "nothing", "something", "stuff", "things", "all of it",
                  "什么都", "所有", "一切", "今天", "明天", "昨天", "现在", "这里", "这儿", "today", "tonight"}
 
 
 _ONE_THING_EN = re.compile(r"^(?:mac and cheese|macaroni and cheese|fish and chips|peanut butter and jelly|bread and butter"
-                           r"|salt and vinegar|rock and roll|cookies and cream|strawberries and cream|sweet and sour)\b", re.I)
+                           r"|salt and vinegar|rock and roll|cookies and cream|strawberries and cream|sweet and sour"
+                           r"|hide and seek|hide-and-seek|cops and robbers|snakes and ladders|ham and cheese|rock paper scissors)\b", re.I)
 
 
 def _items(value: str, zh: bool) -> list[str]:
@@ -146,7 +147,7 @@ def _clean(value: str, zh: bool) -> str:
             value = said_twice.group(1)
         value = re.split(r"[啦呀嘛](?=[\u4e00-\u9fff]{2})", value)[0]
         return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
-    value = _TAIL_EN.sub("", value)
+    value = _TAIL_EN.sub("", _TAIL_EN.sub("", value))  # slime so much especially the glittery kind: both go
     return value[3:] if value.lower().startswith("to ") else value
 
 
@@ -350,15 +351,17 @@ _SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to)
 _ANIMALS_ZH = "猫猫|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条|个)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
-_PET_NAME_EN = re.compile(r"^(?:my|our) (?:pet |little |new )?(?:dog|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|"
-                          r"parrot|bird|guinea pig|lizard|pony|golden retriever|retriever|labrador|lab|poodle|spaniel|terrier|beagle|collie|husky|pug)"
+# Pets and the breeds children name them by
+_PETS_EN = (r"dog|doggy|doggie|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|tortoise|parrot|budgie|cockatiel|bird|"
+            r"guinea pig|lizard|gecko|bearded dragon|axolotl|ferret|hedgehog|chinchilla|gerbil|snake|frog|pony|horse|chicken|duck|"
+            r"golden retriever|retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|lab|poodle|spaniel|terrier|jack russell|beagle|"
+            r"collie|border collie|husky|pug|corgi|dachshund|sausage dog|chihuahua|shih tzu|bulldog|french bulldog|german shepherd|staffy")
+_PET_NAME_EN = re.compile(rf"^(?:my|our) (?:pet |little |new )?(?:{_PETS_EN})"
                           r"(?:(?:'s name is|'s name's| is named| is called| name is) (?:(?:mr|mrs|miss|ms|dr|captain|princess|sir) )?[a-z][a-z'-]+"
                           # the name set beside the pet, then a habit of its own (my dog max loves tennis balls)
                           r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b[\w ]{0,30})$", re.I)
-_PET_EN = re.compile(r"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:dog|cat|hamster|fish|"
-                     r"golden retriever|retriever|labrador|poodle|spaniel|terrier|beagle|collie|husky|pug|"
-                     r"goldfish|rabbit|bunny|pupp(?:y|ie)|kitten|turtle|tortoise|parrot|bird|guinea pig|lizard|snake|gerbil|pony|"
-                     r"horse)(?:es|s)?\b.{0,30}$", re.I)
+_PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:{_PETS_EN}|pupp(?:y|ie))"
+                     r"(?:es|s)?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
@@ -380,7 +383,7 @@ _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
     r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually )?"
-    r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40})$",
+    r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40}?)(?:,? especially .+)?$",
     re.I,
 )
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
@@ -395,7 +398,7 @@ _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b
 _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda |kind of |a bit |a little )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
-                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me$"
+                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me(?: so much| so so much| a lot)?(?: especially .+)?$"
                       # spiders are gross: a kind of thing (a plural), not people
                       r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
@@ -416,7 +419,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})
                            # the other way round: the best thing ever is ice cream
                            r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
                            # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
-                           r"|^(?:I think )?(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
+                           r"|^(?:I (?:think|reckon) )?(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                            r"(?:so |really |super |very )?(?:cool|awesome|amazing)$", re.I)
 _DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
@@ -732,20 +735,21 @@ _PREDICATE_ZH = re.compile(
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
-_PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus) )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
+_PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus|hi|hello|hey|ok|okay),? )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
 _THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
 # i have got two brothers jack and harry: both named
-_TWO_KIN_EN = re.compile(r"^I have (?:two|2) (brother|sister|cousin)s ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
+_TWO_KIN_EN = re.compile(r"^(?:I have (?:two|2) (brother|sister|cousin)s|my (brother|sister|cousin)s are (?:named|called)"
+                         r"|my (brother|sister|cousin)s' names are) ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
 _PAIR_NAMED_EN = re.compile(rf"^(?:my|our) ({_KIN_EN}) and (?:my )?({_KIN_EN}) are (?:called|named) ([a-z][a-z'-]+) and ([a-z][a-z'-]+)$", re.I)
 _HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(?:little |big |baby |older |younger )?({_KIN_EN})$", re.I)
 # Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
 _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
                         rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
-_PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name is\b))\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name(?: is|'s)\b))\b", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 # The child's class, a school just started, and where a child goes, as parents say them (in reception,
 # just started kindy, goes to st marys primary): shared by what is said of someone and what is said of the child
 _IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
@@ -761,7 +765,7 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is)(?: always been| been)? (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of [\w -]{2,30}"
     r"|(?:'s| is) (?:a )?(?:really |very |so |super |bit of a |bit |a bit of a )?(?:picky|fussy) eater\b[\w ]{0,20}"
     r"|(?:'s| has) been (?:doing|learning|taking|playing|going to) [\w ]{2,30}"
-    r"| has an? (?:pet |little |new )?(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|turtle|guinea pig|fish|lizard|gecko|bird|parrot) (?:named|called) [a-z][\w ]{1,30}"
+    rf"| has an? (?:pet |little |new )?(?:{_PETS_EN}) (?:named|called) [a-z][\w ]{{1,30}}"
     r"|(?: only| always| never) (?:eats|drinks|sleeps|wears|watches)\b[\w ,'-]{1,40}"
     rf"|(?:'s| is) {_IN_CLASS_EN}[\w ]{{0,30}}"
     rf"|(?: just)? {_STARTED_EN}[\w ]{{0,20}}"
@@ -788,7 +792,7 @@ _CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|气喘|糖尿病|近视|湿�
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
-                      r"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|turtle|guinea pig|fish|lizard|gecko|bird|parrot) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
+                      rf"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:{_PETS_EN}) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
                       r"|\bgets (?:really |so )?(?:scared|afraid) of\b"
                       rf"|(?:\bis|'s) {_IN_CLASS_EN}"
@@ -916,9 +920,9 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         context["person"] = (relation, name)
         return True
     m = _TWO_KIN_EN.search(clause)
-    if m and not {m.group(2).lower(), m.group(3).lower()} & _NOT_A_NAME_EN:
-        relation = m.group(1).lower()
-        for name in (_title(m.group(2)), _title(m.group(3))):
+    if m and not {m.group(4).lower(), m.group(5).lower()} & _NOT_A_NAME_EN:
+        relation = (m.group(1) or m.group(2) or m.group(3)).lower()
+        for name in (_title(m.group(4)), _title(m.group(5))):
             writes.append(_family(relation, name))
         return True
     m = _PAIR_NAMED_EN.search(clause)  # my mom and dad are called kate and tom
@@ -952,7 +956,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     rest = clause[(m or pronoun).end():]
     if pronoun and not rest.startswith(("'s", " ")):
         return False
-    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " likes", " loves", " hates", " works",
+    if pronoun and rest.startswith(" ") and not rest.startswith((" is", " has", " name is", " name's", " likes", " loves", " hates", " works",
                                                                   " lives", " goes", " can", " doesn't", " just turned",
                                                                   " turned", " absolutely", " really", " totally", " plays",
                                                                   " wears", " does", " gets", " just started", " started",

@@ -21,7 +21,7 @@ _STUTTER_KIN_ZH = re.compile(r"(爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|爷爷
 # A name said one character at a time (王 子 涵) is one word.
 _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff](?![\u4e00-\u9fff])){1,3}")
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
-_STUTTER_EN = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
+_STUTTER_EN = re.compile(r"\b(\w+(?: \w+)?)(?:\s+\1\b)+", re.I)  # "i i", "i got i got"
 _FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
 _FILLER_LIKE = re.compile(r"\b(is|to|so|of|was|i'm|im) like\b(?! to\b)", re.I)  # "my name is like ava", "i'm like eight"
 # What asks the companion to keep a statement, said before it: the statement is the thing to keep
@@ -36,12 +36,16 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
     ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "),
-    ("my names", "my name's"),
+    ("my names", "my name's"), ("his names", "his name's"), ("her names", "her name's"),
 )] + [(re.compile(r"\b((?:my|his|her|our) (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
       (re.compile(r"\b((?:my|our|his|her) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2"),
+      # my daddy name marcus: a small child's "name is"
+      (re.compile(r"\b(my (?:mummy|mommy|mum|mom|daddy|dad|nana|nanny|grandma|grandpa|sister|brother|doggy|dog|cat)) name (?=[a-z]+$)", re.I),
+       r"\1's name is "),
       # my dads a builder: a relative's "is" said without its apostrophe
       (re.compile(r"\b((?:my|his|her) (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
-                  r"(?=a |an |the )", re.I), r"\1's ")]
+                  r"(?=a |an |the |\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+                  r"|sixteen|seventeen|eighteen|nineteen|twenty)\b)", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
 _HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
@@ -203,7 +207,7 @@ def normalise(text: str) -> str:
     text = _NO_LEAD_EN.sub("", text)
     text = re.sub(r"^me (like|love|want|hate)\b", r"i \1", text, flags=re.I)  # me like paw patrol
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
-    text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+)? (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
+    text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+){0,2} (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
     text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi)$", "", text, flags=re.I)
     text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
@@ -235,7 +239,7 @@ _CLAUSE_EN = re.compile(
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
     r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
-    r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name is\b)"
+    r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name(?: is|'s)\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
     r"|(?<!day)(?<!day )\band (?=(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b)"
@@ -338,7 +342,8 @@ _REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|w
 
 
 # 我是不是跟你说过我喜欢恐龙: asking whether something was said, not saying it
-_ASKS_WHAT_WAS_SAID = re.compile(r"^(?:我|我们)?(?:是不是|有没有)(?:已经)?(?:跟你|和你|对你)?(?:说过|讲过|告诉过你)")
+_ASKS_WHAT_WAS_SAID = re.compile(r"^(?:我|我们)?(?:是不是|有没有)(?:已经)?(?:跟你|和你|对你)?(?:说过|讲过|告诉过你)"
+                                 r"|^(?:(?:so|and|hey|oh) )?(?:did|have|had) i (?:ever |already )?(?:tell|told) you\b", re.I)
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
@@ -355,7 +360,7 @@ def asks_all(sentence: str) -> bool:
 
 
 # Said unsure (maybe i like cats i dunno, 也许我喜欢猫): a guess is not a fact to keep.
-_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i think(?! [a-z]+s are (?:so |really |super |very )?(?:cool|awesome|amazing)$))\b",
+_HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也)?不(?:知道|确定)|我忘了|\bi bet\b|\b(?:maybe|perhaps|probably|i dunno|dunno|i don't know|(?:i'm )?not sure|i guess|i (?:think|reckon)(?! [a-z]+s are (?:so |really |super |very )?(?:cool|awesome|amazing)$))\b",
                     re.I)  # "i think sharks are so cool" is an opinion held, not a guess
 
 
@@ -443,7 +448,7 @@ _PRETEND = re.compile(
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|我(?:现在)?是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
-    r"|\bif (?:she|he|they)\b|我演|你演|(?:我们|咱们)演[\u4e00-\u9fff]{1,6}吧|^现在你是|\bplaying (?:school|house|shop|shops|doctors?|hospital|restaurant|teachers?|families|mummies and daddies|mommies and daddies)\b|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
+    r"|\b(?:let'?s |we can |you can )pretend\b|\bif (?:she|he|they)\b|我演|你演|(?:我们|咱们)演[\u4e00-\u9fff]{1,6}吧|^现在你是|\bplaying (?:school|house|shop|shops|doctors?|hospital|restaurant|teachers?|families|mummies and daddies|mommies and daddies)\b|\bin (?:the|my|this|that|a) (?:game|story|show|movie|cartoon|book|dream)\b|\bi (?:dreamed|dreamt|had a dream)\b|\bimagine\b|\bi wish\b|\bwhen i grow up\b|\bi'?d (?:be|name|fly|live|have)\b",
     re.I,
 )
 
