@@ -610,10 +610,10 @@ def test_a_parent_asking_to_have_the_child_do_something_at_a_time_is_a_reminder(
 
 @pytest.mark.parametrize("text, expected", [
     ("i love the snow outside", []),
-    ("my dog's name is biscuit and he's three", [("fact", "The user's dog's name is biscuit")]),
+    ("my dog's name is biscuit and he's three", [("fact", "The user's dog's name is biscuit, he's three")]),  # one fact of the pet
     ("my friend lucy has a pony", [("fact", "The user's friend Lucy has a pony")]),
 ])
-def test_the_moment_and_a_pets_age_are_not_kept_what_others_have_is(text, expected):
+def test_the_moment_is_not_kept_a_pets_age_joins_its_name_what_others_have_is_kept(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
 
 
@@ -1413,12 +1413,12 @@ def test_english_plans_with_a_day_corrected_british_clocks_and_holidays(text, ex
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("我们班主任是陈老师她可凶了可凶了", [("fact", "主人的班主任是陈老师")]),
+    ("我们班主任是陈老师她可凶了可凶了", [("fact", "主人的班主任是陈老师，可凶了可凶了")]),
     ("我们老师叫王老师", []),
     ("那个我们家孩子晕车 出门前你提醒她别看手机", [("fact", "孩子晕车")]),
     ("他是左撇子 写字用左手 你别纠正他", [("fact", "他是左撇子")]),
     ("她在学小提琴已经学了两年了", [("fact", "她在学小提琴")]),
-    ("我哥哥在读高中高二他打篮球可厉害了", [("fact", "主人的哥哥在读高中高二")]),
+    ("我哥哥在读高中高二他打篮球可厉害了", [("fact", "主人的哥哥在读高中高二，打篮球可厉害了")]),
 ])
 def test_a_parents_facts_of_the_child_and_the_childs_class_teacher(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
@@ -1451,7 +1451,7 @@ def test_a_holiday_outing_and_a_morning_thing_at_twenty_to_eight(text, expected)
     ("i was born in march", []),
     ("嗯我喜欢那个奥特曼就是迪迦奥特曼", [("like", "奥特曼")]),
     ("就是我不爱喝牛奶有一股怪味", [("dislike", "牛奶")]),
-    ("我家那个猫猫叫咪咪它特别特别胖", [("fact", "主人家那个猫猫叫咪咪")]),
+    ("我家那个猫猫叫咪咪它特别特别胖", [("fact", "主人家那个猫猫叫咪咪，特别胖")]),
     ("我家的小狗叫来福哦说错了是叫旺福", [("fact", "主人家的小狗叫旺福")]),
     ("刚才说错了她不是对花生过敏是对腰果过敏", [("fact", "主人对腰果过敏")]),
     ("我妹妹不是医生 她是护士", [("fact", "主人的妹妹是护士")]),
@@ -1684,4 +1684,21 @@ def test_likings_said_with_play_tails_and_a_reckon(text, expected):
     ("im eight and my sisters twelve", [("age", "8"), ("fact", "The user's sister is twelve")]),
 ])
 def test_pets_by_breed_and_family_named_the_way_children_say_it(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我同桌叫何雨萱 她可爱哭了", [("fact", "主人的同桌叫何雨萱，可爱哭了")]),
+    ("我爷爷叫刘长海 他七十岁了 下棋可厉害了",
+     [("family", ("爷爷", "刘长海")), ("fact", "主人的爷爷刘长海七十岁了，下棋可厉害了")]),
+    ("我姐姐叫小雪 特别高", [("family", ("姐姐", "小雪")), ("fact", "主人的姐姐小雪特别高")]),
+    ("我家猫叫煤球 它可胖了", [("fact", "主人家猫叫煤球，可胖了")]),
+    ("we have a dog named biscuit hes a golden retriever",
+     [("fact", "The user's family has a dog named biscuit, he's a golden retriever")]),
+    ("我的好朋友叫小米粒 她住我家楼上", [("fact", "主人的好朋友叫小米粒"), ("fact", "主人的好朋友小米粒住主人家楼上")]),
+    ("我爸爸特别高", []),  # what someone looks like, said on its own, is no fact to keep
+    ("我姐姐叫小雪 好开心", [("family", ("姐姐", "小雪"))]),  # a mood of the moment
+    ("我们每周六下午两点一起去打羽毛球", [("schedule", "我们一起去打羽毛球")]),
+])
+def test_what_someone_just_named_is_like_joins_what_was_said_of_them(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected

@@ -359,7 +359,8 @@ _PETS_EN = (r"dog|doggy|doggie|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabb
 _PET_NAME_EN = re.compile(rf"^(?:my|our) (?:pet |little |new )?(?:{_PETS_EN})"
                           r"(?:(?:'s name is|'s name's| is named| is called| name is) (?:(?:mr|mrs|miss|ms|dr|captain|princess|sir) )?[a-z][a-z'-]+"
                           # the name set beside the pet, then a habit of its own (my dog max loves tennis balls)
-                          r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b[\w ]{0,30})$", re.I)
+                          r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:(?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b"
+                          r"|is (?:really |very |so |super )?(?:old|fat|fluffy|naughty|cute|big|tiny|small|lazy|cheeky)\b)[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:{_PETS_EN}|pupp(?:y|ie))"
                      r"(?:es|s)?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠)$")
@@ -715,6 +716,11 @@ _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6
                   rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
                   # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
                   r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
+_TRAIT_ZH = (r"胖|瘦|高|矮|凶|调皮|皮|乖|聪明|厉害|温柔|严格|严|懒|勤快|能吃|爱哭|爱笑|胆小|胆大|活泼|安静|内向|外向|害羞"
+             r"|老实|大方|小气|幽默|能干|会[\u4e00-\u9fff]{1,4}")
+# What someone just named is like, said after them (下棋可厉害了, 他特别调皮, 皮得很): it joins what was said of them
+_TRAIT_PREDICATE_ZH = re.compile(rf"^(?:就|也|还)?[\u4e00-\u9fff]{{0,4}}?(?:可|特别|很|非常|超级|超|挺|真|太)+(?:{_TRAIT_ZH})(?:了|啦|的)?$"
+                                 rf"|^(?:{_TRAIT_ZH})得很$")
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|退休前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚|从小就|从小|平时|晚上|最近(?:呢|啊)?)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
@@ -726,6 +732,8 @@ _PREDICATE_ZH = re.compile(
     rf"|加拿大|澳大利亚|澳洲|日本|新加坡|新西兰|俄罗斯|意大利|西班牙|马来西亚|欧洲|非洲)(?:留学|读书|工作|上班|生活|定居)?"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
     rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
+    # where they live by the child's home (就住我家楼上), what they study (学医的) and where they moved (转学去上海了)
+    rf"|住(?:在)?我(?:们)?家(?:楼上|楼下|隔壁|对门|对面|旁边)|学[\u4e00-\u9fff]{{1,3}}的|(?:转学|搬家|搬)(?:去|到)了?[\u4e00-\u9fff]{{2,6}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
@@ -734,7 +742,7 @@ _PREDICATE_ZH = re.compile(
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
-_TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|哭了|在哭|在家|去了|回来|出差|不在")
+_TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|(?<!爱)哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus|hi|hello|hey|ok|okay),? )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
@@ -827,7 +835,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         pronoun = None if m else _PRONOUN_ZH.search(clause)
         if not m and not pronoun:
             # a clause with no subject after one about someone else is about them too (我女儿叫米粒 今年四岁)
-            if context.get("about") != "other" or clause[:1] in "我你" or not _PREDICATE_ZH.search(clause):
+            if (context.get("about") != "other" or clause[:1] in "我你"
+                    or not _PREDICATE_ZH.search(clause) and not _TRAIT_PREDICATE_ZH.search(clause)):
                 return False
             pronoun = re.match("", clause)
         rest = clause[(m or pronoun).end():]
@@ -847,7 +856,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             for k in (2, 3):
                 beside, after = rest[:k], rest[k:]
                 if (after and _PREDICATE_ZH.search(after) and not _TRANSIENT_ZH.search(after)
-                        and "我" not in re.sub(r"(?<=[在到])我(?:们)?家", "", after)
+                        and "我" not in re.sub(r"(?<=[在到住])我(?:们)?家", "", after)
                         and _person_name_zh(beside) and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", beside)
                         and not re.fullmatch(_ADVERBS_ZH, beside) and not _TRANSIENT_ZH.search(beside)
 
@@ -885,9 +894,13 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                 and not re.search(r"[的是在也都很就还了会要有和跟说叫吗呢吧]", rest)):
             context["person"] = (relation, rest)  # 我好朋友乐乐 | 他住在我家隔壁: the name is said, what of him comes next
             return True
+        if (not m and (known or context.get("about") == "pet") and _TRAIT_PREDICATE_ZH.search(rest)
+                and not _TRANSIENT_ZH.search(rest) and "我" not in rest):
+            context["trait"] = rest  # 我同桌叫何雨萱 | 她可爱哭了: joins what was said of her
+            return True
         # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
         if (not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "你" in rest
-                or "我" in re.sub(r"(?<=[在到])我(?:们)?家", "", rest)):
+                or "我" in re.sub(r"(?<=[在到住])我(?:们)?家", "", rest)):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -1437,6 +1450,11 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             writes[writes.index(said)] = named
             previous = [named]
             continue
+        more_of_pet = _pet_more(clause) if context.get("about") == "pet" else None
+        if more_of_pet and previous and previous[-1]["type"] == "fact" and previous[-1] in writes:
+            # 我家猫叫煤球 | 它可胖了, we have a dog named biscuit | he's a golden retriever: one fact of the pet
+            previous = [_joined(writes, previous[-1], more_of_pet)]
+            continue
         if retracted and fixed:
             ops = [fixed_op for fixed_op in (_with_value(op, fixed.group(1)) for op in retracted) if fixed_op]
             retracted = []
@@ -1458,6 +1476,11 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         if (not ops and m and previous and all(op["type"] == "like" for op in previous)
                 and re.search(rf"\bbut {re.escape(clause)}", sentence, re.I)):
             ops = [opslib.write("dislike", item) for item in _items(m.group(1), False)]
+        trait = context.pop("trait", None)
+        if trait and previous and previous[-1]["type"] == "fact" and previous[-1] in writes:
+            ops = [_joined(writes, previous[-1], trait)]  # 我同桌叫何雨萱 | 她可爱哭了: one fact of her
+        elif trait and context.get("person"):
+            ops = [opslib.write("fact", "主人的" + "".join(context["person"]) + trait)]  # 我爷爷叫刘长海 | 下棋可厉害了
         previous = ops or previous
         for op in ops:
             if op not in writes:
@@ -1474,6 +1497,30 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
     if "correction" in categories and re.search(r"不是[^，。,.！？!?]+[，,]\s*(?:而)?是|\bI meant\b.*\bnot\b", sentence, re.I):
         return [opslib.write("fact", ("更正：" if zh else "Correction: ") + third_person(sentence.rstrip("。.!！"), subject=False))]
     return []
+
+
+def _joined(writes: list[dict], said: dict, more: str) -> dict:
+    """The fact `said`, in its place in `writes`, with `more` of its subject added."""
+    joined = opslib.write("fact", said["content"] + ("，" if HAN.search(more) else ", ") + more)
+    writes[writes.index(said)] = joined
+    return joined
+
+
+_PET_MORE_EN = re.compile(rf"^(?:he|she|it)(?:'s| is) (?:(?:a|an) (?:{_PETS_EN})\b.*|(?:really |very |super )?(?:old|fat|fluffy|big|tiny|small|\w+ years old)\b.*"
+                          r"|(?:like |only |almost |nearly )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+                          r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b.*)$"
+                          r"|^(?:he|she|it) (?:loves|likes|eats|sleeps|chases|hates|barks|sings|talks)\b.*$", re.I)
+
+
+def _pet_more(clause: str) -> str | None:
+    """What is said of a pet just named, as 它…/he…/she… (它可胖了, he's a golden retriever); None when it is not."""
+    if HAN.search(clause):
+        rest = re.match(r"^它(?:们)?(.+)$", clause)
+        if (rest and (_PREDICATE_ZH.search(rest.group(1)) or _TRAIT_PREDICATE_ZH.search(rest.group(1)))
+                and not _TRANSIENT_ZH.search(rest.group(1)) and "我" not in rest.group(1)):
+            return rest.group(1)
+        return None
+    return clause if _PET_MORE_EN.match(clause) else None
 
 
 _PET_CALLED = re.compile(r"^(?:它|他|她)?(?:的)?(?:名字|小名)?(?:叫|名叫|就叫)([\u4e00-\u9fff]{1,4}?)[啦呀哦呢吧]?$"

@@ -91,7 +91,7 @@ DAY_EN = re.compile(
 )
 _PERIOD_ZH = r"早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|今早|明早"
 # (?<![周期拜]): 周五七点 is Friday at seven, not a clock of 五七
-CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*(?<![周期拜])([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分?)?")
+CLOCK_ZH = re.compile(rf"({_PERIOD_ZH})?\s*(?<![周期拜])([\d一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|[:：](?=\d))\s*(半|一刻|三刻|[\d一二三四五六七八九十]{{1,3}}分|[\d一二三四五六七八九十]{{1,3}}(?![起下块些点个样直定共会天])|)")
 _PERIOD_ONLY_ZH = re.compile(_PERIOD_ZH)
 CLOCK_EN = re.compile(
     rf"\b(?:at )?(\d{{1,2}})(?::(\d{{2}}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock)?(?=\W|$)(?<=\S)"

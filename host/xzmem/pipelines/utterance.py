@@ -294,7 +294,7 @@ def _cut_zh(part: str) -> list[str]:
         before = part[i - 1:i]
         takes_object = before in _TAKES_OBJECT and not (before == "欢" and part[i - 2:i - 1] != "喜")  # 叫欢欢她…: a name's 欢
         if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and not takes_object and before not in "我你他她它"
-                and not (before in "在到" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
+                and not (before in "在到住" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
                 and not (part[i - 2:i] == "孩子" and part[i + 1:i + 2] in "爸妈")):  # 孩子他爸: the child's father
             cuts.append(i)
     bounds = [0] + sorted(set(cuts)) + [len(part)]
