@@ -1702,3 +1702,25 @@ def test_pets_by_breed_and_family_named_the_way_children_say_it(text, expected):
 ])
 def test_what_someone_just_named_is_like_joins_what_was_said_of_them(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i got braces last week and they kinda hurt", [("fact", "The user got braces last week")]),
+    ("i joined chess club at school this year", [("fact", "The user joined chess club at school this year")]),
+    ("im on the blue dolphins swim team", [("fact", "The user is on the blue dolphins swim team")]),
+    ("i play the violin in the school orchestra", [("fact", "The user plays the violin in the school orchestra")]),
+    ("i can ride my bike with no training wheels now", [("fact", "The user can ride their bike with no training wheels now")]),
+    ("hi um im kayden and im in like third grade", [("name", "Kayden"), ("fact", "The user is in third grade")]),
+    ("my birthday is on valentines day", [("birthday", "02-14")]),
+    ("im nine wait no im ten i keep forgetting", [("age", "10")]),
+    ("my dad isnt a cop hes a security guard", [("fact", "The user's dad is a security guard")]),
+    ("she's coeliac so no bread please", [("fact", "She is coeliac")]),
+    ("我会自己穿鞋子了", [("fact", "主人会自己穿鞋子了")]),
+    ("我从三年级开始戴眼镜", [("fact", "主人从三年级开始戴眼镜")]),
+    ("我参加了学校的航模社团", [("fact", "主人参加了学校的航模社团")]),
+    ("我在学吉他 已经学了一年了 你会弹吉他吗", [("fact", "主人在学吉他")]),  # 吉他 is no 他
+    ("我明天不用去学校 因为放假", []),
+    ("on the 30th i have to get my flu shot", [("schedule", "get my flu shot")]),
+])
+def test_clubs_teams_braces_and_skills_of_the_child_and_a_day_off(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -57,7 +57,7 @@ _KIN_ZH = ("小表妹|小表弟|小表姐|小表哥|小堂妹|小堂弟|大女�
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger |twin )?(?:brother|sister)|boy|"
            "grandma|granny|nana|nan|nanna|gran|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
-           "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu")
+           "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu|pop|poppy|poppa|grandpop")
 _OTHERS_EN = "best friend|best mate|friend|mate|teacher|neighbou?r|nanny|babysitter|childminder"
 
 PATTERNS = {
@@ -174,7 +174,7 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I (?:go|work|live|wear|sleep|speak|take|use|need)\b", re.I), None),
+    (re.compile(r"^I (?:go|work|live|wear|sleep|speak|take|use|need|play)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
     (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
     (re.compile(r"^we\b", re.I), "The user's family"),
@@ -317,8 +317,9 @@ _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，�
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _SCHOOL_ZH = re.compile(r"^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
-_SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻)[\u4e00-\u9fff]{0,8}了?$")
-_WEARS_ZH = re.compile(r"^我(?:一直)?(?:戴|带)(?:眼镜|牙套|助听器)$")
+_SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:自己)?(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻|穿|洗|刷|梳|扣|绑)[\u4e00-\u9fff]{0,8}了?$")
+_WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始)?(?:戴|带)(?:眼镜|牙套|助听器)$")
+_JOINED_ZH = re.compile(r"^我(?:参加了|加入了|报了|在)[\u4e00-\u9fff]{0,8}(?:社团|兴趣小组|俱乐部|合唱团|乐团|足球队|篮球队|校队|队)$")
 _ZODIAC_ZH = re.compile(r"^我(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
@@ -329,6 +330,7 @@ _PET_ZH = re.compile(
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
             r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
             r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
+            r"mailman|mailwoman|cop|security guard|delivery driver|cleaner|welder|miner|paramedic|carer|caregiver|tradie|"
             r"analyst|housewife|mom|dad|mother|father|parent|retiree|waiter|waitress|soldier|librarian|secretary|coach|"
             r"photographer|translator|entrepreneur|police officer|policeman|policewoman|baker|builder|carpenter|painter|"
             r"principal|surgeon|paramedic|dancer|singer|actor|actress|businessman|businesswoman|banker|"
@@ -339,15 +341,21 @@ _ROLE_EN = re.compile(
     re.I,
 )
 _WORK_EN = re.compile(r"^I work (?:as|at|for|in) [\w][\w .&'-]{1,40}$", re.I)
-_TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|"
+_TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|coeliac|celiac|"
                        r"colou?r ?blind|left-handed|right-handed|an only child|a twin|a vegetarian)$"
-                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I (?:wear|have to wear|got|just got) (?:glasses|braces|a hearing aid|hearing aids)(?: now)?$", re.I)
+                       r"|^I(?:'m| am) (?:learning|taking) [\w ]{2,30}$|^I (?:wear|have to wear|got|just got) (?:glasses|braces|a hearing aid|hearing aids)"
+                       r"(?: now| last \w+)?(?: since [\w ]{2,20})?$"
+                       # a club, a team, an orchestra the child belongs to
+                       r"|^I (?:just )?joined (?:the )?[\w ]{2,30}(?:club|team|choir|orchestra|band|scouts|brownies|cubs|guides)\b[\w ]{0,20}$"
+                       r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)$"
+                       r"|^I play (?:the )?(?:violin|piano|cello|guitar|drums|flute|trumpet|clarinet|recorder|viola|ukulele|saxophone)"
+                       r" in (?:the |a |my )?[\w ]{0,20}(?:orchestra|band|choir)$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
 _SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
-                       r"speak|play|do|snap|skip|jump)\b[\w ]{0,30}$", re.I)
+                       r"speak|play|do|snap|skip|jump)\b[\w ]{0,40}$", re.I)
 _ANIMALS_ZH = "猫猫|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条|个)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
 _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|doll|toy \w+|stuffed \w+|\w+) [a-z][\w .'-]{1,20}$", re.I)
@@ -537,7 +545,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         writes.append(opslib.write("gender", _GENDER[m.group(1)]))
     elif (_ROLE_ZH.search(clause) or _WORKPLACE_ZH.search(clause) or _RETIRED_ZH.search(clause)
           or _SCHOOL_ZH.search(clause) or _SKILL_ZH.search(clause) and not _MOMENT_SKILL.search(clause) or _PET_ZH.search(clause)
-          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause) or _SCHOOL_NAME_ZH.search(clause)
+          or _PET_NAME_ZH.search(clause) or _ZODIAC_ZH.search(clause) or _WEARS_ZH.search(clause) or _JOINED_ZH.search(clause) or _SCHOOL_NAME_ZH.search(clause)
           or (_LEARNING_ZH.search(clause) and not _SKILL_ZH.search(clause) and "在学" in clause)):
         said = re.sub(r"^我(?:们|的)?(?=幼儿园|学校|小学|班)", "我的", clause) if _SCHOOL_NAME_ZH.search(clause) else clause
         writes.append(opslib.write("fact", third_person(re.sub(r"^我(?:是|当)(?:一名|一个|一位|个|名)", "我是", said))))
@@ -782,7 +790,7 @@ _PREDICATE_EN = re.compile(
     r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
     rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
-    r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
+    r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|coeliac|celiac|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     r"| used to (?:be|work|live|teach|play|drive|fly) [\w ,'-]{1,40}| (?:moved|has moved|just moved) to (?!the |my |our |his |her |your )[\w ,'-]{2,40}"
     r"|(?: also| really| still| always| absolutely| totally| just)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
@@ -798,7 +806,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
                       rf"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:{_PETS_EN}) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
@@ -1210,7 +1218,9 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     # a plan needs a time one can be reminded at: 每天中午都要午睡 is a habit, not an appointment
     timed_plans = [i for i in timed if not _habit_time(clauses[i])]
     plans = [i for i in timed_plans if _is_plan(clauses[i])]
+    # (not after a plan said negated, nor a reason: 我明天不用去学校 | 因为放假 is no plan)
     plans += [i + 1 for i in timed_plans if i + 1 < len(clauses) and i + 1 not in timed
+              and not _NOT_PLANNED.search(clauses[i]) and not re.match(r"因为|所以|because\b|cause\b", clauses[i + 1], re.I)
               and _is_plan(clauses[i + 1], clauses[i])]
     if remind and timed:
         marked = sorted(set(remind) | set(timed))

@@ -86,7 +86,7 @@ DAY_EN = re.compile(
     rf"|new year'?s day|new year'?s eve|christmas eve|christmas day|christmas|halloween|valentine'?s day|thanksgiving)\b"
     rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:mornings|afternoons|evenings|nights)\b)\w+)?\b|\b(?:this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
-    rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?= of| to|$| remind\b)",
+    rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?:(?= of| to|$| remind\b)|(?<=\d(?:st|nd|rd|th)))",
     re.I,
 )
 _PERIOD_ZH = r"早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|今早|明早"

@@ -23,7 +23,7 @@ _SPELLED_ZH = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff
 _WAKE_ZH = re.compile(r"^(?:小智|小志|小知)+\s*")
 _STUTTER_EN = re.compile(r"\b(\w+(?: \w+)?)(?:\s+\1\b)+", re.I)  # "i i", "i got i got"
 _FILLER_EN = re.compile(r"\b(?:um+|uh+|uhm+|erm?|hmm+|mm+)\b[,\s]*", re.I)
-_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was|i'm|im) like\b(?! to\b)", re.I)  # "my name is like ava", "i'm like eight"
+_FILLER_LIKE = re.compile(r"\b(is|to|so|of|was|i'm|im|in) like\b(?! to\b)", re.I)  # "my name is like ava", "i'm like eight"
 # What asks the companion to keep a statement, said before it: the statement is the thing to keep
 # (remember that i like sharks, can you remember that…, 你要记住我…)
 _KEEP_THIS = re.compile(r"^(?:(?:can|could|will) you |please |and |so )?(?:remember that (?=i\b|i'm\b|my\b)"
@@ -35,7 +35,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
     ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
-    ("birthdays (?=on|is|in)", "birthday's "),
+    ("birthdays (?=on|is|in)", "birthday's "), ("valentines", "valentine's"), ("new years", "new year's"),
     ("my names", "my name's"), ("his names", "his name's"), ("her names", "her name's"),
 )] + [(re.compile(r"\b((?:my|his|her|our) (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
       (re.compile(r"\b((?:my|our|his|her) (?:\w+ )?\w\w+?)s (called|named)\b", re.I), r"\1's \2"),
@@ -208,7 +208,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"^me (like|love|want|hate)\b", r"i \1", text, flags=re.I)  # me like paw patrol
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
     text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+){0,2} (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
-    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi)$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi|i keep forgetting|i always forget)$", "", text, flags=re.I)
     text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
@@ -292,6 +292,8 @@ def _cut_zh(part: str) -> list[str]:
     for m in _NEW_SUBJECT.finditer(part):
         i = m.start()
         before = part[i - 1:i]
+        if part[i - 1:i + 1] in ("吉他", "其他", "其它"):
+            continue  # a word that ends in 他, not a new subject
         takes_object = before in _TAKES_OBJECT and not (before == "欢" and part[i - 2:i - 1] != "喜")  # 叫欢欢她…: a name's 欢
         if (i > 0 and (HAN.match(before) or before.isascii() and before.isalpha()) and not takes_object and before not in "我你他她它"
                 and not (before in "在到住" and part[i + 1:i + 2] == "家")  # 住在我家隔壁: a place, not a new subject
