@@ -1724,3 +1724,29 @@ def test_what_someone_just_named_is_like_joins_what_was_said_of_them(text, expec
 ])
 def test_clubs_teams_braces_and_skills_of_the_child_and_a_day_off(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("能提醒我明天带水壶吗", [("schedule", "带水壶")]),
+    ("你可以明天早上六点半叫我起床吗", [("schedule", "叫我起床")]),
+    ("小智你能每天提醒孩子按时睡觉吗", []),  # asks what the companion can do; no time said
+    ("明天几点叫我起床", []),
+    ("remind her monday through friday at 7 am to take her vitamins", [("schedule", "take her vitamins")] * 5),
+    ("tomorrow i go to the doctor and get a shot", [("schedule", "i go to the doctor and get a shot")]),
+    ("i go to bed at 8", []),
+    ("my birthday is may 2nd wait no may 22nd", [("birthday", "05-22")]),
+    ("my birthday's the tenth of may no sorry the eleventh", [("birthday", "05-11")]),
+    ("my favorite is the t rex", [("like", "the t rex")]),
+    ("my favorite is the red one", []),
+    ("theo is my best friend at school", [("fact", "The user's best friend is Theo at school")]),
+    ("kenji has a twin sister named aiko", [("fact", "Kenji has a twin sister named aiko")]),
+    ("hi this is milos mom just so you know milo is allergic to eggs", [("fact", "Milo is allergic to eggs")]),
+    ("everyone is allergic to something", []),
+    ("我最喜欢最喜欢粉红色的", [("like", "粉红色")]),
+    ("我 喜欢 吃 那个 那个 小馄饨", [("like", "吃小馄饨")]),
+    ("我的生日是 是六月 六月一号 儿童节", [("birthday", "06-01")]),
+    ("我在读小二", [("fact", "主人在读小二")]),
+    ("我奶奶每天早上都去公园打太极", [("fact", "主人的奶奶每天早上都去公园打太极")]),
+])
+def test_requests_asked_weekday_ranges_days_taken_back_and_people_named_first(text, expected):
+    assert [(w["type"], w["content"]) for w in fast_channel(text, NOW)[1]] == expected

@@ -315,7 +315,7 @@ _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|空姐|律师|程�
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
-_SCHOOL_ZH = re.compile(r"^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
+_SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:在)?(?:读|上)小[一二三四五六]$|^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:自己)?(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻|穿|洗|刷|梳|扣|绑)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始)?(?:戴|带)(?:眼镜|牙套|助听器)$")
@@ -416,7 +416,7 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
                       r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite [\w ]{1,30}? is (.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
@@ -745,7 +745,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天都|都要)[\u4e00-\u9fff]{{1,10}})"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天(?:早上|晚上|下午|中午)?都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
 )
@@ -754,6 +754,16 @@ _TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus|hi|hello|hey|ok|okay),? )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
+# Someone named first, then who they are to the child or what they have (theo is my best friend at school,
+# kenji has a twin sister named aiko, milo is allergic to eggs, biscuit is a golden retriever)
+_NAMED_FIRST_EN = re.compile(
+    rf"^([a-z][a-z'-]+)(?: is my (?:best friend|best mate|bestie|friend)\b.*| (?:has|'s got) an? (?:(?:twin |little |big |baby )?(?:sister|brother)"
+    rf"|(?:pet |little |new )?(?:{_PETS_EN})) (?:named|called) [a-z][a-z'-]+| is allergic to [\w ,'-]{{2,40}}"
+    r"| is an? (?:golden retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|poodle|spaniel|jack russell|beagle|border collie|husky"
+    r"|pug|corgi|dachshund|chihuahua|shih tzu|french bulldog|bulldog|german shepherd|staffy|tabby|siamese|ragdoll))$", re.I)
+_NOT_A_SUBJECT_EN = {"it", "this", "that", "he", "she", "they", "there", "what", "who", "everyone", "everybody", "nobody", "someone",
+                     "somebody", "mommy", "mom", "mum", "mummy", "dad", "daddy", "my", "your", "his", "her", "our", "the", "a", "an",
+                     "i", "you", "we", "one", "each", "which", "here"}
 _THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
 # i have got two brothers jack and harry: both named
 _TWO_KIN_EN = re.compile(r"^(?:I have (?:two|2) (brother|sister|cousin)s|my (brother|sister|cousin)s are (?:named|called)"
@@ -933,6 +943,14 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = pronoun.group(0)
             context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
+        return True
+    m = _NAMED_FIRST_EN.search(clause)
+    if m and m.group(1).lower() not in _NOT_A_NAME_EN | _NOT_A_SUBJECT_EN:
+        name, said = _title(m.group(1)), clause[m.end(1):].strip()
+        friend = re.match(r"is my (best friend|best mate|bestie|friend)\b(.*)$", said, re.I)
+        said = f"The user's {friend.group(1).lower()} is {name}{friend.group(2)}" if friend else f"{name} {said}"
+        writes.append(opslib.write("fact", said))
+        context["person"] = ("", name)
         return True
     m = _THIS_IS_KIN_EN.search(clause)
     if m and m.group(2).lower() not in _NOT_A_NAME_EN:
@@ -1147,7 +1165,14 @@ def _is_plan(clause: str, before: str = "") -> bool:
     if not zh and _GOES_EN.search(clause) and (repeat_of(before + " " + clause) in ("weekly", "monthly")
                                               or _NAMED_DATE_EN.search(before + " " + clause)):
         return True  # every saturday i go to karate, on christmas eve we go to church
+    if not zh and _GOES_ON_A_DAY_EN.search(clause) and _ONE_DAY_EN.search(before + " " + clause):
+        return True  # tomorrow i go to the doctor, on saturday me and daddy go swimming
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
+
+
+# Said in the present of one coming day, something done is a plan; said without one, a habit (i go to bed at 8)
+_GOES_ON_A_DAY_EN = re.compile(r"\b(?:i|we|me and (?:my )?\w+|my \w+ and (?:i|me)) (?:go|get|visit|see|fly|drive)\b", re.I)
+_ONE_DAY_EN = re.compile(rf"\btomorrow\b|\b(?:on|this|next) (?:{'|'.join(WEEKDAYS_EN)})\b|^(?:{'|'.join(WEEKDAYS_EN)})\b", re.I)
 
 
 def _has_time(clause: str, now: datetime) -> bool:
@@ -1170,7 +1195,8 @@ def _todo_content(text: str) -> str:
         body = _TODO_LEAD.sub("", body.strip(" ，,"))
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
-        body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛)$", "", body)  # a request's tag, not the deed
+        body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛|吗)$", "", body)  # a request's tag, not the deed
+        body = re.sub(r"^(?:你)?(?:能不能|可不可以|可以|能)", "", body)  # 你可以…叫我起床吗: the asking, not the deed
         body = re.sub(r"^(?:这周|这个星期|下周)?的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$|[，,]?(?:是|在|时间是)$", "", body)
         body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
         body = _TODO_LEAD.sub("", re.sub(r"^[，,\s]*(?:那天|的时候|那个)?", "", body).strip(" ，,"))
@@ -1367,12 +1393,26 @@ def _named_in_turn(said: str) -> list[dict] | None:
     return [opslib.write("fact", third_person(said))]
 
 
+# 能提醒我明天带水壶吗, 你可以明天早上六点半叫我起床吗: a request put as a question still asks for the reminder
+# (不是 什么时候提醒我, 几点叫我起床: those ask when)
+_ASKS_FOR_A_REMINDER = re.compile(r"^(?!.*(?:什么|几点|哪|谁|\bwhen\b|\bwhat time\b)).*(?:提醒|叫(?:醒)?(?:我|他|她)起床|叫醒(?:我|他|她)"
+                                  r"|\b(?:remind|wake (?:me|him|her) up)\b)", re.I)
+
+
+def _asks_for_a_reminder(sentence: str) -> bool:
+    """A request put as a question, for a time said (你能每天提醒孩子睡觉吗 asks what the companion can do)."""
+    return bool(_ASKS_FOR_A_REMINDER.search(sentence)) and bool(
+        CLOCK_ZH.search(sentence) or CLOCK_EN.search(sentence)
+        or re.search(r"今天|明天|后天|(?:周|星期|礼拜)[一二三四五六日天]|[\d一二三四五六七八九十]{1,3}[号日]"
+                     rf"|\b(?:today|tonight|tomorrow|(?:on )?(?:{'|'.join(WEEKDAYS_EN)}))\b", sentence, re.I))
+
+
 def sentence_writes(sentence: str, categories: set[str], now: datetime, context: dict | None = None) -> list[dict]:
     """The `write` ops one sentence turns into, given the signal categories it hit.
     ImpossibleDate when it asks for a reminder on a day that does not exist."""
     context = {} if context is None else context
     said = clauses(sentence)
-    if asks_all(sentence) or QUESTION_END.search(sentence):
+    if (asks_all(sentence) or QUESTION_END.search(sentence)) and not _asks_for_a_reminder(sentence):
         said = said[:-1] if _asks_back(said) else []
     context["greeted"] = context.get("greeted", False) or bool(_GREETING_ZH.search(sentence))
     context["alone"] = len(said) == 1
@@ -1545,6 +1585,8 @@ _DATE_LIST_ZH = re.compile(r"(每个?月)([一二三四五六七八九十\d]{1,3
 _DAY_RANGE_ZH = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日])(?:到|至)(?:周|星期|礼拜)?([一二三四五六日])")
 _WEEKDAY_ORDER = "一二三四五六日"
 _DAYS_EN = "|".join(WEEKDAYS_EN)
+_DAY_RANGE_EN = re.compile(rf"\b(?:every |on |from )?(?:({_DAYS_EN}) (?:through|thru|to|till|until) ({_DAYS_EN})\b"
+                           r"|(?:every |on )(?:weekday|school day)s?\b)", re.I)
 _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
 
 
@@ -1558,6 +1600,12 @@ def each_day(sentence: str) -> list[str]:
         first, last = (_WEEKDAY_ORDER.index(span.group(i)) for i in (1, 2))
         if first < last:
             return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + sentence[span.end():] for d in range(first, last + 1)]
+    span = _DAY_RANGE_EN.search(sentence)  # monday through friday, on weekdays: every day between, each week
+    if span:
+        order = [d.lower() for d in WEEKDAYS_EN]
+        first, last = (0, 4) if not span.group(1) else (order.index(span.group(1).lower()), order.index(span.group(2).lower()))
+        if first < last:
+            return [sentence[:span.start()] + "every " + order[d] + sentence[span.end():] for d in range(first, last + 1)]
     dates = _DATE_LIST_ZH.search(sentence)
     if dates:
         return [sentence[:dates.start()] + dates.group(1) + day + sentence[dates.end():] for day in (dates.group(2), dates.group(3))]
@@ -1591,7 +1639,7 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
         by_sentence.setdefault(signal.sentence, []).append(signal)
     context: dict = {}
     for sentence in (each for said in sentences(told) for each in each_day(said)):
-        if (QUESTION_END.search(sentence) and not re.search(r"提醒|\bremind\b", sentence, re.I)
+        if (QUESTION_END.search(sentence) and not _asks_for_a_reminder(sentence)
                 and not _asks_back(clauses(sentence))):
             continue  # "你需要休息吗？" asks; it states nothing to store
         hits = by_sentence.get(sentence) or [s for s in signals if sentence in s.sentence]

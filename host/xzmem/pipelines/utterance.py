@@ -13,7 +13,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
-_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最|喜欢|还有)(?:\s*\1)+")
+_STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最喜欢|最|喜欢|讨厌|还有)(?:\s*\1)+|(是)(?:\s+是)+")
 _FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:我)?(?:跟你说|和你说|告诉你)(?=我)|(?<=[\u4e00-\u9fff])(?:嘿嘿|哈哈|嘻嘻)+$|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
                         r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
 _STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff]{1,2})\1+")  # 我我, 我喜欢我喜欢
@@ -122,6 +122,7 @@ _CLOCK_WORD_EN = (r"(?:\d{1,2}(?::\d\d)?(?: ?(?:am|pm|a\.m\.|p\.m\.|o'?clock))?|
                   r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: thirty| fifteen| forty five| o'?clock)?)")
 _DAY_WORD_EN = (r"(?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|today|tonight"
                 r"|the \d{1,2}(?:st|nd|rd|th)(?: of \w+)?)")
+_MONTH_WORD_EN = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _TAKE_BACK_EN = r",? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait),? (?:it's |its |it is )?"
 
 
@@ -140,6 +141,11 @@ def _taken_back_zh(text: str) -> str:
 def _taken_back_en(text: str) -> str:
     text = re.sub(rf"(?<!not )\b(at |by )?{_CLOCK_WORD_EN}{_TAKE_BACK_EN}(?:at )?({_CLOCK_WORD_EN})\b",
                   lambda m: (m.group(1) or "at ") + m.group(2), text, flags=re.I)
+    # may 2nd wait no may 22nd, the tenth of may no sorry the eleventh: the month stays, the day is the later one
+    text = re.sub(rf"\bthe \w+ of ({_MONTH_WORD_EN}){_TAKE_BACK_EN}(?:the )?(\w+)\b(?! of)",
+                  r"the \2 of \1", text, flags=re.I)
+    text = re.sub(rf"\b({_MONTH_WORD_EN}) (?:the )?(?:\d{{1,2}}|\w+(?:st|nd|rd|th)){_TAKE_BACK_EN}(?:{_MONTH_WORD_EN} )?(?:the )?"
+                  r"(\d{1,2}(?:st|nd|rd|th)?|\w+(?:st|nd|rd|th))\b", r"\1 \2", text, flags=re.I)
     text = re.sub(rf"(?<!not )\b(on )?{_DAY_WORD_EN}{_TAKE_BACK_EN}(?:on )?({_DAY_WORD_EN})\b",
                   lambda m: (m.group(1) or "") + m.group(2), text, flags=re.I)
     # swimming's not on monday it's on tuesday at 4: the day denied goes, the one said after stands
@@ -166,6 +172,8 @@ def normalise(text: str) -> str:
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        if re.fullmatch(r"(?:[\u4e00-\u9fff]{1,2}\s+){3,}[\u4e00-\u9fff]{1,4}", text):
+            text = re.sub(r"\s+", "", text)  # 我 喜欢 吃 那个 小馄饨: speech recognition spacing every word
         # a word of English inside Chinese (我叫 Sophie, 玩 Minecraft) is part of its phrase, not a pause between two
         text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z][A-Za-z'-]*(?:\s+\d+)?(?:\s|$|[\u4e00-\u9fff]))", "", text)
         text = text.replace("幼稚园", "幼儿园")  # the Taiwanese word for it
@@ -209,6 +217,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
     text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+){0,2} (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
     text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi|i keep forgetting|i always forget)$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:just so you know|by the way|fyi)\s+", ", ", text, flags=re.I)  # …milos mom, just so you know, milo is…
     text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
@@ -340,7 +349,7 @@ _ASK_EN = re.compile(
     re.I,
 )
 # A request put as a question still asks for the thing (能提醒我…吗, can you remind me…).
-_REQUEST = re.compile(r"提醒|帮我记|\b(?:remind|remember to|don'?t forget|wake me)\b", re.I)
+_REQUEST = re.compile(r"提醒|帮我记|叫(?:醒)?我起床|叫醒我|\b(?:remind|remember to|don'?t forget|wake me)\b", re.I)
 
 
 # 我是不是跟你说过我喜欢恐龙: asking whether something was said, not saying it
