@@ -1750,3 +1750,14 @@ def test_clubs_teams_braces_and_skills_of_the_child_and_a_day_off(text, expected
 ])
 def test_requests_asked_weekday_ranges_days_taken_back_and_people_named_first(text, expected):
     assert [(w["type"], w["content"]) for w in fast_channel(text, NOW)[1]] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我喜欢小狗 不对 小猫", [("like", "小猫")]),
+    ("i like dogs no cats", [("like", "cats")]),
+    ("i like the the purple no the green green is my favorite", [("like", "green")]),
+    ("my dad plays with me in the driveway", []),  # what he does with the child, not a fact of him
+    ("my grandma lives with us", [("fact", "The user's grandma lives with them")]),
+])
+def test_a_liking_taken_back_and_said_bare_and_deeds_with_the_child(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -148,6 +148,7 @@ def _clean(value: str, zh: bool) -> str:
         value = re.split(r"[啦呀嘛](?=[\u4e00-\u9fff]{2})", value)[0]
         return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", _TAIL_EN.sub("", value))  # slime so much especially the glittery kind: both go
+    value = re.sub(r"^(?:the |a )?\w+ no (?:the |a )?(?=\w+(?: \w+)?$)", "", value, flags=re.I)  # the purple no the green
     return value[3:] if value.lower().startswith("to ") else value
 
 
@@ -392,7 +393,8 @@ _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
     r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually )?"
-    r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+(.{1,40}?)(?:,? especially .+)?$",
+    r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+"
+    r"(?!.* (?:is|are) my (?:most )?favou?rite$)(.{1,40}?)(?:,? especially .+)?$",
     re.I,
 )
 # A boy or girl of the child's own age liked: a crush, kept out of memory (我喜欢隔壁班的男生, i like a boy in my class)
@@ -416,7 +418,7 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
                       r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)([\w ]{1,30}?) (?:is|are) my "
+_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)(?:i (?:like|love) .* no (?:the |a )?|(?!i\b))([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
@@ -1036,7 +1038,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         pronoun = re.match("", rest)
     if re.search(r"\b(?:into|obsessed with|crazy about|mad about|loves)\b", rest):
         rest = re.sub(r" (?:right now|at the moment|these days)$", "", rest)  # she's obsessed with frozen right now
-    if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest):
+    if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest) or re.search(r"(?<!lives )(?<!live )\bwith (?:me|us)\b", rest, re.I):
         if m and not known:
             context["person"] = (m.group(1).lower(), "")
         return bool(m)
@@ -1315,11 +1317,12 @@ _DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|d
 _RETRACT = re.compile(r"^(?:[哦啊呃哎]\s*)?(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|i meant|sorry)$", re.I)
 # What a bare value said after a retraction means, by the kind of memory taken back:
 # my birthday is august 22nd | wait no | august 23rd, i live in boston | no | austin
-_SAID_AGAIN = {"birthday": ("我的生日是", "my birthday is "), "location": ("我住在", "I live in ")}
+_SAID_AGAIN = {"birthday": ("我的生日是", "my birthday is "), "location": ("我住在", "I live in "), "like": ("我喜欢", "I like "),
+               "dislike": ("我不喜欢", "I don't like ")}
 
 
 def _said_again(clause: str, retracted: list[dict], categories: set[str], context: dict) -> list[dict]:
-    """The corrected value of a birthday or place taken back, said bare; [] when the clause is not one."""
+    """The corrected value of a birthday, place or liking taken back, said bare; [] when the clause is not one."""
     for op in retracted:
         prefix = _SAID_AGAIN.get(op["type"])
         if prefix:

@@ -206,6 +206,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
     text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
     text = _taken_back_en(text)
+    text = re.sub(r"^(i (?:really )?(?:like|love|hate) )(?:the )?\w+ no (?:the )?(\w+)$", r"\1\2", text, flags=re.I)  # i like dogs no cats
     text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b"
                   r"(?! past| to (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d))",
                   r"half past \1", text, flags=re.I)  # British "half four" is half past four
