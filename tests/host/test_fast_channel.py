@@ -1757,7 +1757,7 @@ def test_requests_asked_weekday_ranges_days_taken_back_and_people_named_first(te
     ("i like dogs no cats", [("like", "cats")]),
     ("i like the the purple no the green green is my favorite", [("like", "green")]),
     ("my dad plays with me in the driveway", []),  # what he does with the child, not a fact of him
-    ("my grandma lives with us", [("fact", "The user's grandma lives with them")]),
+    ("my grandma lives with us", [("fact", "The user's grandma lives with us")]),
 ])
 def test_a_liking_taken_back_and_said_bare_and_deeds_with_the_child(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
