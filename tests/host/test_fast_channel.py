@@ -1761,3 +1761,27 @@ def test_requests_asked_weekday_ranges_days_taken_back_and_people_named_first(te
 ])
 def test_a_liking_taken_back_and_said_bare_and_deeds_with_the_child(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我叫大便 嘻嘻嘻 大便大便", []),
+    ("my name is poopy pants hahaha poopy pants", []),
+    ("tomorrow we have to go to the um the", []),  # a plan broken off
+    ("this saturday at 11 we have a birthday party to go to", [("schedule", "a birthday party to go to")]),
+    ("bluey has a little sister called bingo", []),  # a cartoon's family
+    ("我不住在奶奶家 我只是周末去玩", []),
+    ("他对青霉素过敏 这个一定要记住", [("fact", "他对青霉素过敏")]),
+    ("我一点都不怕狗 怕狗的是姐姐", []),
+    ("不是我喜欢恐龙 是我弟弟喜欢恐龙 我喜欢的是小马", [("fact", "主人的弟弟喜欢恐龙"), ("like", "小马")]),
+    ("im allergic to um wait what was it", []),
+    ("明天就是我的生日啦 我要八岁了", [("birthday", "11-23"), ("age", "8")]),
+    ("我有过敏性鼻炎 一到春天就打喷嚏", [("fact", "主人有过敏性鼻炎")]),
+    ("我们家在江宁 不对 是在浦口", [("location", "浦口")]),
+    ("我是这几个孩子的奶奶 我叫周桂兰", [("family", ("奶奶", "周桂兰"))]),
+    ("我是孩子他爸 我叫陈志强", [("family", ("爸爸", "陈志强"))]),
+    ("hello sweetheart im the kids grandma my name is pat", [("family", ("grandma", "Pat"))]),
+    ("小智你记住啊我叫思琪我妹妹叫朵朵", [("name", "思琪"), ("family", ("妹妹", "朵朵"))]),
+    ("my twin sister likes pink but i like green", [("fact", "The user's twin sister likes pink"), ("like", "green")]),
+])
+def test_jokes_broken_off_plans_cartoons_and_who_it_is_not(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

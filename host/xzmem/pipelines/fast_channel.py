@@ -138,6 +138,8 @@ def _items(value: str, zh: bool) -> list[str]:
 
 def _clean(value: str, zh: bool) -> str:
     value = value.strip(" ，,。.!！?？")
+    if zh and "的是" in value:
+        return ""  # 怕狗的是姐姐: who it is, not a thing
     if zh:  # 打针了好疼: what follows 了 is a new remark, not the thing
         value = _REASON_ZH.split(value.split()[0] if value.split() else value)[0] or value
         value = re.sub(r"^那个|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", value)  # 上那个英语课: a filler inside
@@ -275,7 +277,7 @@ _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me|it is me) "
                             # hi i'm mommy: a parent saying who they are to the child, not a name
                             r"(?!(?:mommy|mummy|mom|mum|mama|daddy|dad|papa|grandma|grandpa|nana|granny|grandad)$)([a-z][a-z'-]+)$", re.I)
-_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:马上就要|马上要|快要|就要|就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
+_AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:马上就要|马上要|快要|就要|要|就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
 _AGE_EN = re.compile(_LEAD_EN + r"I(?:'m| am| just turned|'m turning| turned)(?: actually| really| almost| nearly| still)? ((?:\d{1,3})|[a-z]+(?:[\s-](?!now\b|today\b|already\b|like\b|next\b)[a-z]+)?)"
@@ -306,7 +308,7 @@ _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9f
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
-_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,4}的)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉)$")
+_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,7}的)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉)$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
            "女孩子": "女", "小女孩": "女", "小男生": "男", "小女生": "女", "男子汉": "男", "girl": "女", "boy": "男",
            "sister": "女", "brother": "男"}
@@ -321,11 +323,11 @@ _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:自己)?(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻|穿|洗|刷|梳|扣|绑)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始)?(?:戴|带)(?:眼镜|牙套|助听器)$")
 _JOINED_ZH = re.compile(r"^我(?:参加了|加入了|报了|在)[\u4e00-\u9fff]{0,8}(?:社团|兴趣小组|俱乐部|合唱团|乐团|足球队|篮球队|校队|队)$")
-_ZODIAC_ZH = re.compile(r"^我(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
+_ZODIAC_ZH = re.compile(r"^(?:我|(?=是属))(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
 _RETIRED_ZH = re.compile(r"^我(?:已经)?退休了?$")
 _PET_ZH = re.compile(
-    r"^(?:我(?:们)?(?:家)?|家)(?:里)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
+    r"^(?:我(?:们)?(?:家)?|家)(?:里)?(?:还|也)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
     r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
 )
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
@@ -372,8 +374,8 @@ _PET_NAME_EN = re.compile(rf"^(?:my|our) (?:pet |little |new )?(?:{_PETS_EN})"
                           r"|is (?:really |very |so |super )?(?:old|fat|fluffy|naughty|cute|big|tiny|small|lazy|cheeky)\b)[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:{_PETS_EN}|pupp(?:y|ie))"
                      r"(?:es|s)?\b.{0,30}$", re.I)
-_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠)$")
-_HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to .{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
+_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|(?:过敏性)?鼻炎|湿疹)$")
+_HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to (?!.*\b(?:what|wait|something|forgot|know)\b).{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
@@ -719,7 +721,7 @@ _THEIR_KIN_EN = re.compile(r"^((?:(?:so|and|also|but|plus) )*)(?:his|her)(?= (?!
                            rf"(?:(?:{_KIN_EN}|{_OTHERS_EN})s?|grandparents)\b)", re.I)
 _PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
-_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和]{1,8})")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和我]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
@@ -763,7 +765,9 @@ _NAMED_FIRST_EN = re.compile(
     rf"|(?:pet |little |new )?(?:{_PETS_EN})) (?:named|called) [a-z][a-z'-]+| is allergic to [\w ,'-]{{2,40}}"
     r"| is an? (?:golden retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|poodle|spaniel|jack russell|beagle|border collie|husky"
     r"|pug|corgi|dachshund|chihuahua|shih tzu|french bulldog|bulldog|german shepherd|staffy|tabby|siamese|ragdoll))$", re.I)
-_NOT_A_SUBJECT_EN = {"it", "this", "that", "he", "she", "they", "there", "what", "who", "everyone", "everybody", "nobody", "someone",
+_NOT_A_SUBJECT_EN = {"bluey", "bingo", "peppa", "elsa", "olaf", "spiderman", "batman", "superman", "mickey", "minnie", "pikachu",
+                     "sonic", "mario", "luigi", "barbie", "moana", "shrek", "simba", "nemo", "dora", "paddington", "pooh", "stitch",
+                     "it", "this", "that", "he", "she", "they", "there", "what", "who", "everyone", "everybody", "nobody", "someone",
                      "somebody", "mommy", "mom", "mum", "mummy", "dad", "daddy", "my", "your", "his", "her", "our", "the", "a", "an",
                      "i", "you", "we", "one", "each", "which", "here"}
 _THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
@@ -855,7 +859,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         pronoun = None if m else _PRONOUN_ZH.search(clause)
         if not m and not pronoun:
             # a clause with no subject after one about someone else is about them too (我女儿叫米粒 今年四岁)
-            if (context.get("about") != "other" or clause[:1] in "我你"
+            if (context.get("about") != "other" or clause[:1] in "我你这那"
                     or not _PREDICATE_ZH.search(clause) and not _TRAIT_PREDICATE_ZH.search(clause)):
                 return False
             pronoun = re.match("", clause)
@@ -1066,16 +1070,18 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
 
 def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dict]:
     writes: list[dict] = []
+    if re.match(r"不是我(?!们)", clause):
+        return writes  # 不是我喜欢恐龙 | 是我弟弟喜欢恐龙: who it is not, nothing of the child
     if _others(clause, writes, context):
         context["about"] = "other"
         return writes
-    if re.match(r"我|I\b|I'm\b", clause):
+    if re.match(r"我|I\b|I'm\b", clause, re.I):
         context["about"] = "self"
     if (_HEALTH_ZH.search(clause) or _HEALTH_EN.search(clause)) and not re.search(r"不是|没有|\bnot\b|n't\b", clause, re.I):
         return [opslib.write("fact", third_person(clause))]
     if _PET_NAME_ZH.search(clause) or _PET_NAME_EN.search(clause) or _PET_EN.search(clause) or _PET_ZH.search(clause):
         context["about"] = "pet"
-    if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause):
+    if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause, re.I):
         return writes  # the rest of what was said of someone else is not the user's
     _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
               or context.get("alone", False) and bool(HAN.search(clause)), context.get("now"))
@@ -1122,7 +1128,7 @@ _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
 _MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|\bmaybe\b|\bmight\b|\bnot sure\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
-_NOT_A_PLAN = re.compile(r"\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
+_NOT_A_PLAN = re.compile(r"只是|\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
@@ -1147,8 +1153,8 @@ def _birthday_only(clause: str) -> bool:
 
 def _is_plan(clause: str, before: str = "") -> bool:
     """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
-    if _birthday_only(clause):
-        return False
+    if _birthday_only(clause) or _AGE_ZH.search(clause) and not re.search(r"去|上|参加|考", clause):
+        return False  # 明天就是我的生日 | 我要八岁了: an age to be reached, not a plan
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
     if _NOT_A_PLAN.search(clause) or _MAYBE.search(clause):
@@ -1288,7 +1294,8 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
         # "明天下午3点提醒我，去开会", 两点半叫我一下 | 我要看熊出没: the deed comes next
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
-    if not content or len(content) < 2 or content in ("还有", "然后", "还有就是", "and", "then"):
+    if (not content or len(content) < 2 or content in ("还有", "然后", "还有就是", "and", "then", "is", "are")
+            or re.search(r"\b(?:the|a|an|of|and|my|at|in|on|for)$", content, re.I)):  # tomorrow we have to go to the um the
         return None
     return first, end, opslib.write("schedule", content, datetime=when[0], repeat=when[1], priority=3)
 
@@ -1332,7 +1339,7 @@ def _said_again(clause: str, retracted: list[dict], categories: set[str], contex
                 return ops
     return []
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
-_FIXED = re.compile(r"^(?:是叫|是|应该是|叫|其实是|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
+_FIXED = re.compile(r"^(?:是叫|是在|是|应该是|叫|其实是|在|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict | None:
@@ -1351,8 +1358,9 @@ def _with_value(op: dict, value: str) -> dict | None:
 
 
 # A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
-_PARENT_ZH = re.compile(r"^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
-_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? )?(?:i'm|i am|this is) (?:his|her|the|\w+'s|\w+) (mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa)$", re.I)
+_PARENT_ZH = re.compile(r"^我是(?:孩子他(?=爸|妈)|他|她|孩子|宝宝|(?:这|那)?(?:几|两|三)?个?孩子的|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
+_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? (?:sweetheart |sweetie |kids |everyone )?)?(?:i'm|i am|this is) (?:his|her|their|the|the kids'?|\w+'s|\w+) "
+                        r"(mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa|nana|granny|grandad)$", re.I)
 
 
 # What a role does next in play: an intention said right after claiming the role
@@ -1369,7 +1377,7 @@ def _asks_back(said: list[str]) -> bool:
 # Two or three of a kind, then each one's name in turn: 我有两个姐姐一个叫大美一个叫小美, 我家有两只猫一只叫花花
 # 一只叫黑黑, i have two brothers one is named max and one is named ben, i got two sisters their names are mia and zoe
 _IN_TURN_ZH = re.compile(
-    r"^我(?:们)?(?:家)?(?:有|养了|养着|养)(?:两|三|2|3)(?:个|只|条|位|头)(?:小)?([\u4e00-\u9fff]{1,3}?)"
+    r"^我(?:们)?(?:家)?(?:有|养了|养着|养)(?:两|三|2|3)(?:个|只|条|位|头)(?:小)?([\u4e00-\u9fff]{1,3}?)(?:是双胞胎|都是[\u4e00-\u9fff]{1,4})?"
     r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?|[A-Za-z][A-Za-z'-]{1,15})"
     r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z'-]{1,15})$")
 _IN_TURN_EN = re.compile(
@@ -1627,6 +1635,7 @@ def each_day(sentence: str) -> list[str]:
     return [sentence[:m.start()] + piece + sentence[m.end():] for piece in pieces]
 
 
+_SILLY_NAME = re.compile(r"大便|便便|粑粑|屁|尿|鼻屎|臭臭|\b(?:poo|poop|poopy|poopoo|fart|farty|butt|butthead|booger|stinky|pee|wee|bum)\b", re.I)
 _ONE_VALUE = ("name", "age", "gender", "birthday")  # a location may be two: born in one place, living in another
 
 
@@ -1656,6 +1665,8 @@ def fast_channel(user_text: str, now: datetime) -> tuple[list[Signal], list[dict
             if op not in writes:
                 writes.append(op)
     # i'm five but i'm almost six: the age coming up, said after "but", does not correct the age said
+    # 我叫大便 嘻嘻, my name is poopy pants: a joke, not a name
+    writes = [op for op in writes if not (op["type"] in ("name", "family") and _SILLY_NAME.search(op.get("name") or op["content"]))]
     ages = [op for op in writes if op["type"] == "age"]
     if len(ages) > 1 and re.search(r"\bbut (?:i'm|i am) (?:almost|nearly)\b", told, re.I):
         writes.remove(ages[-1])

@@ -171,7 +171,10 @@ def normalise(text: str) -> str:
     text = _KEEP_THIS.sub("", text.strip())
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
-        text = re.sub(r"^人家", "我", text)  # a child's coy "I"
+        text = re.sub(r"(?:^|(?<=\s))人家", "我", text)  # a child's coy "I"
+        # 不是我喜欢恐龙 是我弟弟喜欢恐龙: who it is, said instead of the child
+        text = re.sub(r"^不是我(\S{2,10})\s*(?:是|而是)(我?[\u4e00-\u9fff]{1,5}?)\1", r"\2\1", text)
+        text = re.sub(r"(?<=叫)([\u4e00-\u9fff])\s+\1(?=[\u4e00-\u9fff]{1,2}(?:$|\s))", r"\1", text)  # 叫李 李长河: a name begun again
         if re.fullmatch(r"(?:[\u4e00-\u9fff]{1,2}\s+){3,}[\u4e00-\u9fff]{1,4}", text):
             text = re.sub(r"\s+", "", text)  # 我 喜欢 吃 那个 小馄饨: speech recognition spacing every word
         # a word of English inside Chinese (我叫 Sophie, 玩 Minecraft) is part of its phrase, not a pause between two
@@ -235,7 +238,7 @@ _CLAUSE_ZH = re.compile(
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
     r"|(?<=[\u4e00-\u9fff])(?:[哦哎啊呃]\s*)?(?=不对|不是是)|(?<=不对)(?=是|叫)|(?<=不是)(?=是)"
-    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])|(?<=错了)(?=[\u4e00-\u9fff])|(?<=的)(?=现在住)"
+    r"|(?<=过敏|哮喘|近视|湿疹|鼻炎)(?=[\u4e00-\u9fff])(?!性)|(?<=错了)(?=[\u4e00-\u9fff])|(?<=的)(?=现在住)"
     r"|(?<=[\u4e00-\u9fff])(?=已经(?:学|上|练)了)"
     r"|(?<=叫[\u4e00-\u9fff]{2})(?=它|是[\u4e00-\u9fff]{1,3}色)"  # 我家小狗叫豆包 | 是白色的
     r"|(?<=的)\s+(?=现在|然后|[我你他她])|(?<=[\u4e00-\u9fff])(?<!我)(?:[哦哎啊呃]\s*)?(?=(?:我)?说错了)"
@@ -340,7 +343,7 @@ def clauses(sentence: str) -> list[str]:
 
 QUESTION_END = re.compile(r"(?:[?？]|[吗么][。！!]?)\s*$")
 _ASK_ZH = re.compile(
-    r"什么(?![都也])|啥|咋|谁|哪(?!怕)|几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
+    r"什么(?![都也])|啥|咋|谁|哪(?!怕)|(?<![这那好])几(?:岁|点|个|号|月|天|次|年级|遍|时)|多少|多大|多久|怎么|为什么|干嘛|是不是|有没有|(?<!不)对不对|"
     r"好不好|能不能|会不会|可不可以|要不要|记不记得|知不知道|还是.{1,8}来着|来着|对吧|是吧|[吗么呢][呀啊哦]?$|"
     r"(?:记得|知道|喜欢|好|对|是|行|要|想|会)不$|^你.{1,12}不$|(?:记得|知道)吧$|^你.*没有?$|[了过]没有?$"
 )
