@@ -1785,3 +1785,24 @@ def test_a_liking_taken_back_and_said_bare_and_deeds_with_the_child(text, expect
 ])
 def test_jokes_broken_off_plans_cartoons_and_who_it_is_not(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是思齐 我六岁", [("name", "思齐"), ("age", "6")]),
+    ("我是吃货 我七岁", [("age", "7")]),
+    ("my grand mas name is pat", [("family", ("grandma", "Pat"))]),
+    ("remind me tomorrow at for to go to piano", [("schedule", "go to piano")]),
+    ("my birthday is july forth", [("birthday", "07-04")]),
+    ("um my sisters name is audrey no wait aubrey a u b r e y", [("family", ("sister", "Aubrey"))]),
+    ("no im the one who likes horses my sister likes cats", [("like", "horses"), ("fact", "The user's sister likes cats")]),
+    ("mason has asthma so if hes coughing a lot go get a grown up", [("fact", "Mason has asthma")]),
+    ("im in miss carters class", [("fact", "The user is in miss carters class")]),
+    ("wake olivia up at 6 every morning for swim practice", [("schedule", "wake olivia up for swim practice")]),
+    ("i always sleep with my stuffed bunny", [("fact", "The user always sleeps with their stuffed bunny")]),
+    ("she needs her night light on or she wont fall asleep", [("fact", "She needs her night light on")]),
+    ("my grandparents are from korea", [("fact", "The user's grandparents are from korea")]),
+    ("winter break starts on december eighteenth", [("schedule", "winter break starts")]),
+    ("hanukkah is the best holiday ever", [("like", "hanukkah")]),
+])
+def test_self_introductions_misheard_words_and_a_named_childs_health_and_week(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -177,7 +177,7 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I (?:go|work|live|wear|sleep|speak|take|use|need|play)\b", re.I), None),
+    (re.compile(r"^I (?:always |still |usually |often )?(?:go|work|live|wear|sleep|speak|take|use|need|play)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
     (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
     (re.compile(r"^we\b", re.I), "The user's family"),
@@ -207,7 +207,7 @@ def third_person(text: str, subject: bool = True) -> str:
         m = pattern.match(text)
         if m:
             if replacement is None:  # I go / I work / I wear → The user goes / works / wears
-                verb = text[2:m.end()]
+                verb = text[2:m.end()]  # with its adverb, if one was said (I always sleep → always sleeps)
                 ending = "es" if verb.endswith("o") else "s"
                 head, rest = "The user " + verb + ending, text[m.end():]
             else:
@@ -235,6 +235,8 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿")
 _NAME_IS_ZH = re.compile(rf"^我(?:就)?是([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})$")
 # 我是五岁的朵朵: an age, then who the child is
+# 我是思齐 我六岁: in a self-introduction, a given name without its surname is the child's too
+_NAME_IS_INTRO_ZH = re.compile(r"^我(?:就)?是(?!老[大二三四幺]|第|小学生|学生|班长|队长|组长|大姐姐|大哥哥|男|女|新来的)([\u4e00-\u9fff]{2})(?<![货霸渣迷控粉精])$")
 _AGED_NAME_ZH = re.compile(rf"^我(?:就)?是{ZH_NUM}岁(?:半)?的([\u4e00-\u9fff]{{2,3}})$")
 # Characters a pretend role ends with (小老虎, 小兔子, 王子): not names
 _NOT_A_NAME_ZH = re.compile(r"(?:男|女)(?:生|孩子?|的)$|男子汉$|(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭|怪|人|侠|宝|子|王|主|曼|精|仙|兽|咪)$|^(?:了|过|着|什么|啥|它|他|她|你)")
@@ -351,9 +353,10 @@ _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|ve
                        # a club, a team, an orchestra the child belongs to
                        r"|^I (?:just )?joined (?:the )?[\w ]{2,30}(?:club|team|choir|orchestra|band|scouts|brownies|cubs|guides)\b[\w ]{0,20}$"
                        r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)$"
+                       r"|^I (?:always |still )?(?:sleep|have to sleep) with (?:my|a) [\w ]{2,40}$"
                        r"|^I play (?:the )?(?:violin|piano|cello|guitar|drums|flute|trumpet|clarinet|recorder|viola|ukulele|saxophone)"
                        r" in (?:the |a |my )?[\w ]{0,20}(?:orchestra|band|choir)$", re.I)
-_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception)\b"
+_SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception|(?:mr|mrs|ms|miss) \w+ class)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
@@ -425,7 +428,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
-                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport)s?(?: ever| in the world)?$"
+                           r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport|holiday|day)s?(?: ever| in the world)?$"
                            # chocolate ice cream is the best: a thing (two or three words, no person, no capital) is the best
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy|mum|school|today)\b)"
                            r"([a-z]+ [a-z]+(?: [a-z]+)?) (?:is|are) the best(?: ever)?$"
@@ -502,9 +505,9 @@ def _birthday(clause: str) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"{month:02d}-{day:02d}"
 
 
-def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None:
+def _identity_zh(clause: str, writes: list[dict], greeted: bool = False, introduced: bool = False) -> None:
     m = (_NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not greeted else _NAME_IS_ZH.search(clause))
-         or _AGED_NAME_ZH.search(clause))
+         or _AGED_NAME_ZH.search(clause) or (None if _ROLE_ZH.search(clause) or not introduced else _NAME_IS_INTRO_ZH.search(clause)))
     if m and clause[m.start(1):].startswith(_name_zh(m.group(1)) + "的"):
         m = None  # 我叫小明的那个同学: a relative clause about someone, not the child's name
     if m:
@@ -514,7 +517,7 @@ def _identity_zh(clause: str, writes: list[dict], greeted: bool = False) -> None
         full_name = full_name or (m.re is _NAME_ZH and len(name) == 3 and name[0] == name[1])  # 小小鱼: a nickname
         if (name and (full_name or not _NOT_A_NAME_ZH.search(name)) and not _CHARACTERS_ZH.match(name)
                 and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH})", name)
-                and not (m.re in (_NAME_IS_ZH, _AGED_NAME_ZH) and _NOT_A_NAME_ZH.search(m.group(1)))
+                and not (m.re in (_NAME_IS_ZH, _AGED_NAME_ZH, _NAME_IS_INTRO_ZH) and _NOT_A_NAME_ZH.search(m.group(1)))
                 and not (m.re is _AGED_NAME_ZH and re.search(r"[孩生朋友宝娃人]", name))):
             writes.append(opslib.write("name", name))
     m = _AGE_ZH.search(clause)
@@ -604,9 +607,9 @@ _BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生�
 _BIRTHDAY_NEXT_MONTH = re.compile(rf"^下个?月({ZH_NUM})[号日](?:就)?是我(?:的)?生日(?:了|哦|呀)?$")
 
 
-def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None) -> None:
+def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datetime | None = None, introduced: bool = False) -> None:
     if HAN.search(clause):
-        _identity_zh(clause, writes, greeted)
+        _identity_zh(clause, writes, greeted, introduced)
     else:
         _identity_en(clause, writes, greeted)
     relative = _BIRTHDAY_TODAY.match(clause)
@@ -763,6 +766,7 @@ _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger
 _NAMED_FIRST_EN = re.compile(
     rf"^([a-z][a-z'-]+)(?: is my (?:best friend|best mate|bestie|friend)\b.*| (?:has|'s got) an? (?:(?:twin |little |big |baby )?(?:sister|brother)"
     rf"|(?:pet |little |new )?(?:{_PETS_EN})) (?:named|called) [a-z][a-z'-]+| is allergic to [\w ,'-]{{2,40}}"
+    r"|(?: still| always)? sleeps with [\w ,'-]{2,40}| has (?:asthma|diabetes|eczema|adhd|autism|epilepsy|an? [\w ]{0,20}allergy)\b[\w ,'-]{0,40}"
     r"| is an? (?:golden retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|poodle|spaniel|jack russell|beagle|border collie|husky"
     r"|pug|corgi|dachshund|chihuahua|shih tzu|french bulldog|bulldog|german shepherd|staffy|tabby|siamese|ragdoll))$", re.I)
 _NOT_A_SUBJECT_EN = {"bluey", "bingo", "peppa", "elsa", "olaf", "spiderman", "batman", "superman", "mickey", "minnie", "pikachu",
@@ -779,7 +783,7 @@ _HAVE_UNNAMED_EN = re.compile(rf"^I (?:have|got|'ve got|just got) an? (?:new )?(
 # Several of a kind at once, with what holds for all of them (my cousins live in canada, my kids are allergic to eggs)
 _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:brothers|sisters|cousins|grandparents|aunts|uncles|"
                         rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
-                        r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to)\b[\w ,'-]{1,40})$", re.I)
+                        r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to|are (?:both |all )?from|live on)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name(?: is|'s)\b))\b", re.I)
 _FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 # The child's class, a school just started, and where a child goes, as parents say them (in reception,
@@ -803,7 +807,8 @@ _PREDICATE_EN = re.compile(
     rf"|(?: just)? {_STARTED_EN}[\w ]{{0,20}}"
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
     r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
-    r"|(?: gets) (?:really |so )?(?:scared|afraid) of [\w -]{2,30}"
+    r"|(?: gets) (?:really |so )?(?:scared|afraid) (?:of|during|when) [\w -]{2,30}|(?: gets) nightmares\b[\w ]{0,30}"
+    r"|(?: needs) (?:his|her) (?:night ?light|blanket|teddy|dummy)\b[\w ,'-]{0,40}"
     rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|coeliac|celiac|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
@@ -822,7 +827,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:his|her) (?:night ?light|blanket|teddy|dummy)\b|\bgets (?:nightmares|really scared|scared)\b|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
                       rf"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:{_PETS_EN}) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
@@ -952,7 +957,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         return True
     m = _NAMED_FIRST_EN.search(clause)
     if m and m.group(1).lower() not in _NOT_A_NAME_EN | _NOT_A_SUBJECT_EN:
-        name, said = _title(m.group(1)), clause[m.end(1):].strip()
+        name, said = _title(m.group(1)), re.sub(r"\s+(?:so|and|but|because)$", "", clause[m.end(1):].strip())
         friend = re.match(r"is my (best friend|best mate|bestie|friend)\b(.*)$", said, re.I)
         said = f"The user's {friend.group(1).lower()} is {name}{friend.group(2)}" if friend else f"{name} {said}"
         writes.append(opslib.write("fact", said))
@@ -1006,7 +1011,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                                                                   " turned", " absolutely", " really", " totally", " plays",
                                                                   " wears", " does", " gets", " just started", " started",
                                                                   " sleeps", " eats", " only", " always", " never", " won't",
-                                                                  " adores")):
+                                                                  " adores", " needs")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1064,7 +1069,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         verb_rest = ("has" if re.match(r"'s (?:always |never |just )?been\b", rest) else "is") + rest[2:]  # he's been doing karate: has
     for pattern, replacement in _EN_OBJECT:
         verb_rest = pattern.sub(replacement, verb_rest)
-    writes.append(opslib.write("fact", f"{subject} {verb_rest.strip()}"))
+    verb_rest = re.sub(r"\s+(?:so|and|but|or|because)$", "", verb_rest.strip())  # …night light on or | she won't…
+    writes.append(opslib.write("fact", f"{subject} {verb_rest}"))
     return True
 
 
@@ -1084,7 +1090,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
     if context.get("about") == "other" and not re.match(r"我|I\b|I'm\b", clause, re.I):
         return writes  # the rest of what was said of someone else is not the user's
     _identity(clause, writes, context.get("greeted", False) or context.get("introduced", False)
-              or context.get("alone", False) and bool(HAN.search(clause)), context.get("now"))
+              or context.get("alone", False) and bool(HAN.search(clause)), context.get("now"), context.get("introduced", False))
     _preferences(clause, writes)
     if not writes and "decision" in categories and (_DECISION_ZH.search(clause) or _DECISION_EN.search(clause)):
         writes.append(opslib.write("fact", third_person(clause)))
@@ -1095,12 +1101,14 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+_TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
+_ACTIVITIES_EN = (r"karate|ballet|swimming|swim|soccer|football|piano|gymnastics|dance|tennis|hockey|taekwondo|judo|chess|art|music|"
+                  r"drama|scouts|cricket|rugby|netball|basketball|baseball|violin|guitar|tutoring|speech|ot|physio")
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
@@ -1113,7 +1121,10 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^(?:on )?(?:{'|'.join(MONTHS_EN)}) (?:the )?\w+ is (?:(?:my|our|the|his|her) )?[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b"
                       r"|^(?:my|our|her|his) \w+(?: \w+)? (?:has|have|is going|will)\b"
                       r"|\b(?:i'm|we're|were|she's|he's|they're|i am|we are|she is|he is|they are) (?:watching|seeing|playing|meeting|taking|flying|driving|leaving|"
-                      r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing)\b"
+                      r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing|sleeping over|staying)\b"
+                      # winter break starts on december 18th, it's ruby's birthday party
+                      r"|\b(?:break|holidays?|vacation|term|school|camp|half term) (?:starts|begins|ends|finishes)\b"
+                      rf"|\bit'?s (?:\w+'?s )?(?:{_EVENT_EN})\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
                       # chess club is every tuesday at 3:15, swimming lessons are on tuesday, tuesday for the dentist at 2
@@ -1121,7 +1132,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|\bfor (?:the|my|his|her) (?:dentist|doctor|vet|check-?up|appointment|haircut|flu shot|jab)\b"
                       rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next) \w+"
-                      rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|club|therapy|training|lessons?)\b"
+                      rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?)\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"

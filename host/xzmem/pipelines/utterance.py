@@ -122,6 +122,8 @@ _CLOCK_WORD_EN = (r"(?:\d{1,2}(?::\d\d)?(?: ?(?:am|pm|a\.m\.|p\.m\.|o'?clock))?|
                   r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: thirty| fifteen| forty five| o'?clock)?)")
 _DAY_WORD_EN = (r"(?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|today|tonight"
                 r"|the \d{1,2}(?:st|nd|rd|th)(?: of \w+)?)")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
 _MONTH_WORD_EN = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _TAKE_BACK_EN = r",? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait),? (?:it's |its |it is )?"
 
@@ -208,6 +210,11 @@ def normalise(text: str) -> str:
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
     text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
+    text = re.sub(r"\bgrand (ma|pa|mas|pas)\b", r"grand\1", text, flags=re.I)  # "my grand mas name": heard apart
+    text = re.sub(r"\bat for\b(?= to\b| pm\b| o'?clock\b|$)", "at four", text, flags=re.I)  # "at for to go": four, misheard
+    text = re.sub(r"\b(\w+) forth\b", lambda m: m.group(1) + (" fourth" if m.group(1).lower() in _MONTH_NAMES else " forth"), text)
+    text = re.sub(r"(?<=[a-z]{3}) (?:[a-z] ){2,}[a-z]$", "", text, flags=re.I)  # aubrey a u b r e y: the name spelled out
+    text = re.sub(r"\b(?:i'm|im|i am) the one who (likes|loves|hates)\b", lambda m: "i " + m.group(1)[:-1], text, flags=re.I)
     text = _taken_back_en(text)
     text = re.sub(r"^(i (?:really )?(?:like|love|hate) )(?:the )?\w+ no (?:the )?(\w+)$", r"\1\2", text, flags=re.I)  # i like dogs no cats
     text = re.sub(r"\bhalf (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b"
