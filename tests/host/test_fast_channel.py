@@ -1806,3 +1806,16 @@ def test_jokes_broken_off_plans_cartoons_and_who_it_is_not(text, expected):
 ])
 def test_self_introductions_misheard_words_and_a_named_childs_health_and_week(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("过年的时候别给她吃太多糖 她有蛀牙", [("fact", "她有蛀牙")]),
+    ("我现在要戴眼镜了 近视了", [("fact", "主人现在要戴眼镜了")]),
+    ("孩子上幼儿园中班", [("fact", "孩子上幼儿园中班")]),
+    ("我妈妈姓王", [("fact", "主人的妈妈姓王")]),
+    ("我们班主任姓刘", []),
+    ("每天早上八点和晚上八点提醒他吃消炎药", [("schedule", "吃消炎药"), ("schedule", "吃消炎药")]),
+    ("然后我跟你说我奶奶她养了一只大白鹅", [("fact", "主人的奶奶养了一只大白鹅")]),
+])
+def test_a_parents_care_notes_a_surname_and_two_hours_a_day(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -323,7 +323,7 @@ _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}
 _SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:在)?(?:读|上)小[一二三四五六]$|^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
 _LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:自己)?(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻|穿|洗|刷|梳|扣|绑)[\u4e00-\u9fff]{0,8}了?$")
-_WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始)?(?:戴|带)(?:眼镜|牙套|助听器)$")
+_WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始|现在)?(?:要|得)?(?:戴|带)(?:上)?(?:眼镜|牙套|助听器)了?$")
 _JOINED_ZH = re.compile(r"^我(?:参加了|加入了|报了|在)[\u4e00-\u9fff]{0,8}(?:社团|兴趣小组|俱乐部|合唱团|乐团|足球队|篮球队|校队|队)$")
 _ZODIAC_ZH = re.compile(r"^(?:我|(?=是属))(?:是)?属(?:小)?[鼠牛虎兔龙蛇马羊猴鸡狗猪](?:的)?$")
 _SCHOOL_NAME_ZH = re.compile(r"^我(?:们|的)?(?:幼儿园|学校|小学|班)(?:的名字)?叫[\u4e00-\u9fff]{2,10}$")  # 我们幼儿园叫阳光幼儿园
@@ -724,7 +724,7 @@ _THEIR_KIN_EN = re.compile(r"^((?:(?:so|and|also|but|plus) )*)(?:his|her)(?= (?!
                            rf"(?:(?:{_KIN_EN}|{_OTHERS_EN})s?|grandparents)\b)", re.I)
 _PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
-_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫)\s*([^\s，。,.！？!?；;、和我]{1,8})")
+_FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫|姓(?=[\u4e00-\u9fff]$))\s*([^\s，。,.！？!?；;、和我]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
 _OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
@@ -750,8 +750,8 @@ _PREDICATE_ZH = re.compile(
     # where they live by the child's home (就住我家楼上), what they study (学医的) and where they moved (转学去上海了)
     rf"|住(?:在)?我(?:们)?家(?:楼上|楼下|隔壁|对门|对面|旁边)|学[\u4e00-\u9fff]{{1,3}}的|(?:转学|搬家|搬)(?:去|到)了?[\u4e00-\u9fff]{{2,6}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
-    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班|[初高][一二三])"
-    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
+    rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|(?:幼儿园)?[大中小]班|[初高][一二三])"
+    rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视|蛀牙)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天(?:早上|晚上|下午|中午)?都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
@@ -825,7 +825,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|蛀牙|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:his|her) (?:night ?light|blanket|teddy|dummy)\b|\bgets (?:nightmares|really scared|scared)\b|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
@@ -903,6 +903,11 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             name = _person_name_zh(named.group(1), cut=kin)
             if name is None:
                 return False
+            if "姓" in named.group(0):  # 我妈妈姓王: a surname, no name to keep as family (a teacher's, as 王老师, is not kept)
+                if kin:
+                    writes.append(opslib.write("fact", f"主人的{relation}姓{name}"))
+                context["person"] = (relation, "")
+                return True
             if kin:
                 writes.append(_family(relation, name))
             else:
@@ -1607,6 +1612,8 @@ _DATE_LIST_ZH = re.compile(r"(每个?月)([一二三四五六七八九十\d]{1,3
 _DAY_RANGE_ZH = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日])(?:到|至)(?:周|星期|礼拜)?([一二三四五六日])")
 _WEEKDAY_ORDER = "一二三四五六日"
 _DAYS_EN = "|".join(WEEKDAYS_EN)
+_CLOCK_ZH_SAID = r"(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?"
+_TWO_CLOCKS_ZH = re.compile(rf"({_CLOCK_ZH_SAID})(?:和|跟|还有|、)({_CLOCK_ZH_SAID})")
 _DAY_RANGE_EN = re.compile(rf"\b(?:every |on |from )?(?:({_DAYS_EN}) (?:through|thru|to|till|until) ({_DAYS_EN})\b"
                            r"|(?:every |on )(?:weekday|school day)s?\b)", re.I)
 _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
@@ -1622,6 +1629,9 @@ def each_day(sentence: str) -> list[str]:
         first, last = (_WEEKDAY_ORDER.index(span.group(i)) for i in (1, 2))
         if first < last:
             return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + sentence[span.end():] for d in range(first, last + 1)]
+    clocks = _TWO_CLOCKS_ZH.search(sentence)  # 每天早上八点和晚上八点提醒他吃药: one plan per hour
+    if clocks:
+        return [sentence[:clocks.start()] + clock + sentence[clocks.end():] for clock in clocks.group(1, 2)]
     span = _DAY_RANGE_EN.search(sentence)  # monday through friday, on weekdays: every day between, each week
     if span:
         order = [d.lower() for d in WEEKDAYS_EN]

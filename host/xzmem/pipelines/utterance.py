@@ -14,7 +14,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 # A word said twice or more in a row while the speaker looks for the next one (我我我, 然后然后).
 # Only function words: doubled content words are names and kin terms (豆豆, 妈妈).
 _STUTTER_ZH = re.compile(r"(我|你|他|她|就是|然后|那个|这个|说|叫|超级|非常|特别|不对|对|最喜欢|最|喜欢|讨厌|还有)(?:\s*\1)+|(是)(?:\s+是)+")
-_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:我)?(?:跟你说|和你说|告诉你)(?=我)|(?<=[\u4e00-\u9fff])(?:嘿嘿|哈哈|嘻嘻)+$|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
+_FILLER_ZH = re.compile(r"[嗯呃额唔]+|^(?:然后)?(?:我)?(?:跟你说|和你说|告诉你)(?=我)|(?<=[\u4e00-\u9fff])(?:嘿嘿|哈哈|嘻嘻)+$|^(?:哎呀|哎|诶|那个|就是|小智|小志)+|(?<=\s)(?:哎呀|那个|就是)+|(?<=[喜欢爱吃是在住叫])(?:那个|就是)+"
                         r"|那个(?=[我你他她\d一二两三四五六七八九十])|小智$")
 _STUTTER_PAIR_ZH = re.compile(r"([我你他她][\u4e00-\u9fff]{1,2})\1+")  # 我我, 我喜欢我喜欢
 _STUTTER_KIN_ZH = re.compile(r"(爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|姥姥|姥爷|外公|外婆)\1+")
