@@ -1819,3 +1819,32 @@ def test_self_introductions_misheard_words_and_a_named_childs_health_and_week(te
 ])
 def test_a_parents_care_notes_a_surname_and_two_hours_a_day(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明天早上差五分八点提醒我出门", [("出门", "2026-11-23 07:55", "none")]),
+    ("星期六中午我们去外婆家吃饭", [("我们去外婆家吃饭", "2026-11-28 12:00", "none")]),
+    ("下下周二要交科学小报 记得提醒她", [("交科学小报", "2026-12-01 09:00", "none")]),
+    ("两周后还要带他去医院复查一次", [("还要带他去医院复查一次", "2026-12-06 09:00", "none")]),
+    ("钢琴课改到周五了 时间还是下午四点半", [("钢琴课", "2026-11-27 16:30", "none")]),
+    ("外婆周四坐高铁过来 下午三点到", [("外婆坐高铁过来", "2026-11-26 15:00", "none")]),
+    ("可能周四 也可能周五 反正下周去看电影", []),
+    ("中药每隔一天喝一次 晚上八点喝 到时候你提醒她", []),  # every other day: no repeat to keep
+    ("妈妈说我的咳嗽药要吃到礼拜三", []),
+    ("十二月十二号是我爷爷的生日", [("我爷爷的生日", "2026-12-12 09:00", "none")]),
+    ("下周二下午 呃 两点半 哦不是 是三点半 去打羽毛球", [("去打羽毛球", "2026-11-24 15:30", "none")]),
+    ("每周一三五晚上七点跳绳打卡", [("跳绳打卡", d, "weekly") for d in ("2026-11-23 19:00", "2026-11-25 19:00", "2026-11-27 19:00")]),
+    ("next sunday at 5 o'clock we're having dinner at grandma's", [("dinner grandma's", "2026-11-29 17:00", "none")]),
+    ("we're going to nana's the weekend after next", [("nana's", "2026-12-05 09:00", "none")]),
+    ("in two weeks we go back to the eye doctor", [("we go back to the eye doctor", "2026-12-06 09:00", "none")]),
+    ("we're picking up grandpa from the airport tomorrow at like 4ish",
+     [("we're picking up grandpa from the airport", "2026-11-23 16:00", "none")]),
+    ("actually the party is at 2 not 3 on saturday", [("the party", "2026-11-28 14:00", "none")]),
+    ("oh wait the appointment got moved to monday at 10:45", [("the appointment", "2026-11-23 10:45", "none")]),
+    ("grandma's coming on the 4th oops i mean the 5th", [("grandma's coming", "2026-12-05 09:00", "none")]),
+    ("sometime after christmas we're visiting auntie", []),
+    ("remind me to give him his antibiotic at 8 am and 8 pm every day",
+     [("give him his antibiotic", "2026-11-23 08:00", "daily"), ("give him his antibiotic", "2026-11-22 20:00", "daily")]),
+])
+def test_a_familys_calendar_said_in_passing(text, expected):
+    assert [(w["content"], w["datetime"], w["repeat"]) for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"] == expected

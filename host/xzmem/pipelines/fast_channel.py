@@ -1108,14 +1108,15 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
-                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出)$")
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|来接|接我|过生日|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+                      r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出|的生日|义卖|活动|开放日)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
 _ACTIVITIES_EN = (r"karate|ballet|swimming|swim|soccer|football|piano|gymnastics|dance|tennis|hockey|taekwondo|judo|chess|art|music|"
                   r"drama|scouts|cricket|rugby|netball|basketball|baseball|violin|guitar|tutoring|speech|ot|physio")
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
-             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding")
+             r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding|"
+             r"conference|assembly|fair|sale|parade|ceremony|camp|workshop|fundraiser|disco|sports day")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they|me and my \w+) (?:go to|do|get (?:my|our|their))\b|\b(?:she|he) (?:goes to|does|gets (?:his|her))\b", re.I)
 _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's|i am|we are|she is|he is|they are) "
@@ -1129,6 +1130,14 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"moving|travell?ing|celebrating|baking|camping|hiking|performing|singing|dancing|sleeping over|staying)\b"
                       # winter break starts on december 18th, it's ruby's birthday party
                       r"|\b(?:break|holidays?|vacation|term|school|camp|half term) (?:starts|begins|ends|finishes)\b"
+                      # the appointment got moved to monday, my cousins are visiting, dad gets back friday, she's coming
+                      r"|\b(?:got |was |has been |is )?(?:moved|changed|pushed|switched) to\b|\b(?:are|is|'s|'re) (?:visiting|coming)\b"
+                      r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b"
+                      r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
+                      r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
+                      # next month on the 3rd is my school concert, my recital is december 12th at 3
+                      rf"|\bis (?:my|our|the|his|her|a) [\w' ]{{0,20}}\b(?:{_EVENT_EN})$"
+                      rf"|\b(?:{_EVENT_EN}) (?:is|are) (?:on )?(?:{'|'.join(MONTHS_EN)})\b"
                       rf"|\bit'?s (?:\w+'?s )?(?:{_EVENT_EN})\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
@@ -1139,17 +1148,17 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next) \w+"
                       rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?)\b"
                       # next friday is my school play: a day, then what happens on it
-                      rf"|^(?:next |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
+                      rf"|^(?:next |this coming |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
-_MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|\bmaybe\b|\bmight\b|\bnot sure\b", re.I)
+_MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|每隔|\bmaybe\b|\bmight\b|\bnot sure\b|\bsome ?time\b|\bsomeday\b|\bevery other\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
-_NOT_A_PLAN = re.compile(r"只是|\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
+_NOT_A_PLAN = re.compile(r"只是|[吃用喝]到(?:周|星期|礼拜|下周|[今明后]天)|\buntil\b|\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
                            r"|^(?:please )?(?:remind|tell) (?:me|him|her|us)(?: please)?$", re.I)
-_CLOCK_AFTER = re.compile(r"(?:是|在|时间是)?(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?(?:钟)?")
+_CLOCK_AFTER = re.compile(r"(?:是|在|时间是|时间还是|还是)?(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?(?:钟)?(?:到|开始|出发)?")
 _CANCELLED = re.compile(r"取消|不用(?:再)?提醒|别(?:再)?提醒|\bcancel\b|\bcall off\b", re.I)
 _ASKED_ONLY = re.compile(r"^(?:叫|提醒|喊)(?:我|他|她)?(?:一下|一声)?$")
 _TODO_LEAD = re.compile(
@@ -1164,7 +1173,10 @@ _TODO_LEAD = re.compile(
 
 def _birthday_only(clause: str) -> bool:
     """A date said of a birthday is the birthday, not an appointment; a birthday party is one."""
-    return bool(_BIRTHDAY_WORD.search(clause)) and not re.search(r"生日(?:会|派对|聚会)|birthday party", clause, re.I)
+    return bool(_BIRTHDAY_WORD.search(clause)) and not re.search(
+        r"生日(?:会|派对|聚会)|birthday party|给(?!我)[\u4e00-\u9fff]{1,4}过生日|(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|爸爸|妈妈|哥哥|姐姐|弟弟|妹妹"
+        r"|[\u4e00-\u9fff][^\s我的])的生日",
+        clause, re.I)  # 给奶奶过生日, 十二月十二号是我爷爷的生日: someone else's day, a plan
 
 
 def _is_plan(clause: str, before: str = "") -> bool:
@@ -1189,6 +1201,8 @@ def _is_plan(clause: str, before: str = "") -> bool:
     if not zh and _GOES_EN.search(clause) and (repeat_of(before + " " + clause) in ("weekly", "monthly")
                                               or _NAMED_DATE_EN.search(before + " " + clause)):
         return True  # every saturday i go to karate, on christmas eve we go to church
+    if zh and repeat_of(before + clause) in ("daily", "weekly") and CLOCK_ZH.search(before + clause) and re.search(r"[\u4e00-\u9fff]{2}$", clause):
+        return True  # 每周一三五晚上七点跳绳打卡: a repeat at an hour is something to be reminded of
     if not zh and _GOES_ON_A_DAY_EN.search(clause) and _ONE_DAY_EN.search(before + " " + clause):
         return True  # tomorrow i go to the doctor, on saturday me and daddy go swimming
     return bool((_PLAN_ZH if zh else _PLAN_EN).search(clause))
@@ -1196,7 +1210,7 @@ def _is_plan(clause: str, before: str = "") -> bool:
 
 # Said in the present of one coming day, something done is a plan; said without one, a habit (i go to bed at 8)
 _GOES_ON_A_DAY_EN = re.compile(r"\b(?:i|we|me and (?:my )?\w+|my \w+ and (?:i|me)) (?:go|get|visit|see|fly|drive)\b", re.I)
-_ONE_DAY_EN = re.compile(rf"\btomorrow\b|\b(?:on|this|next) (?:{'|'.join(WEEKDAYS_EN)})\b|^(?:{'|'.join(WEEKDAYS_EN)})\b", re.I)
+_ONE_DAY_EN = re.compile(rf"\btomorrow\b|\bin \w+ (?:days?|weeks?)\b|\bnext (?:week|month)\b|\b(?:on|this|next) (?:{'|'.join(WEEKDAYS_EN)})\b|^(?:{'|'.join(WEEKDAYS_EN)})\b", re.I)
 
 
 def _has_time(clause: str, now: datetime) -> bool:
@@ -1219,7 +1233,7 @@ def _todo_content(text: str) -> str:
         body = _TODO_LEAD.sub("", body.strip(" ，,"))
     if zh:
         body = re.sub(r"(?:你要提醒我|提醒我|记得提醒我|别忘了提醒我)(?:们)?[哦呀啊吧]*", "", body)
-        body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛|吗)$", "", body)  # a request's tag, not the deed
+        body = re.sub(r"(?:好不好|好吗|可以吗|行不行|行吗|好嘛|吗)$|[，,](?:到|开始|出发)$", "", body)  # a request's tag, not the deed
         body = re.sub(r"^(?:你)?(?:能不能|可不可以|可以|能)", "", body)  # 你可以…叫我起床吗: the asking, not the deed
         body = re.sub(r"^(?:这周|这个星期|下周)?的(?!时候)|(?:改到|改成|改在|挪到|推到)了?$|[，,]?(?:是|在|时间是)$", "", body)
         body = re.sub(r"^(?:叫|提醒|喊)(?:我|他|她)(?:(?:一下|一声)[，,]?|[，,])(?:我要)?|(?<=[\u4e00-\u9fff])那个(?=[\u4e00-\u9fff])", "", body)
@@ -1230,6 +1244,8 @@ def _todo_content(text: str) -> str:
         body = re.sub(r"^(?:the )?(?:morning|afternoon|evening|night)\s+", "", body, flags=re.I)
         body = re.sub(r"^(?:to|is|are)\s+", "", body, flags=re.I)  # "next tuesday is picture day": the day's event
         body = re.sub(r"^(?:can|could|will|would) you (?:please )?|\s+(?:is|are)$", "", body, flags=re.I)
+        body = re.sub(r"^(?:(?:oh|so|actually|wait|ok|okay|well|and|also|scratch that),? )+|\s+(?:got |was |has been )?(?:moved|changed|pushed) to$",
+                      "", body, flags=re.I)
     return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
 
@@ -1262,6 +1278,9 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
     `day` is the day of a plan said before in the same line."""
     if _CANCELLED.search("".join(clauses)):
         return None  # 之前那个提醒取消吧: a reminder called off is none
+    if (_MAYBE.search(" ".join(clauses)) and not any(_TODO_MARK.search(c) for c in clauses)
+            or re.search(r"每隔|\bevery other\b", " ".join(clauses), re.I)):  # every other day: no repeat the device keeps
+        return None  # 可能周四 也可能周五 反正下周去看电影: not settled, whichever clause says so
     remind = [i for i, c in enumerate(clauses) if _TODO_MARK.search(c)]
     timed = [i for i, c in enumerate(clauses) if not _NEGATED.match(c) and not re.match(r"^不是|^not\b", c, re.I)
              and _has_time(c, now)]
@@ -1278,7 +1297,8 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
         marked = sorted(set(plans) | {i for i in timed if i + 1 in plans or i - 1 in plans})
         # a new time after a plan already said opens the next plan (…去上游泳课 | 下午三点去奶奶家)
         for k, i in enumerate(marked):
-            if k and i in timed and any(p in plans for p in marked[:k]) and any(p in timed for p in marked[:k]):
+            if (k and i in timed and any(p in plans for p in marked[:k]) and any(p in timed for p in marked[:k])
+                    and not _CLOCK_AFTER.fullmatch(clauses[i])):  # 钢琴课改到周五了 | 时间还是下午四点半: the same plan's hour
                 marked = marked[:k]
                 break
     else:
@@ -1614,8 +1634,9 @@ _WEEKDAY_ORDER = "一二三四五六日"
 _DAYS_EN = "|".join(WEEKDAYS_EN)
 _CLOCK_ZH_SAID = r"(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?"
 _TWO_CLOCKS_ZH = re.compile(rf"({_CLOCK_ZH_SAID})(?:和|跟|还有|、)({_CLOCK_ZH_SAID})")
+_TWO_CLOCKS_EN = re.compile(r"\b(at \d{1,2}(?::\d\d)? ?(?:am|pm)) and (?:at )?(\d{1,2}(?::\d\d)? ?(?:am|pm))\b", re.I)
 _DAY_RANGE_EN = re.compile(rf"\b(?:every |on |from )?(?:({_DAYS_EN}) (?:through|thru|to|till|until) ({_DAYS_EN})\b"
-                           r"|(?:every |on )(?:weekday|school day)s?\b)", re.I)
+                           r"|(?:every |on )(?:weekday|school day)s?\b|^(?:weekdays|school days)\b)", re.I)
 _DAY_LIST_EN = re.compile(rf"\b((?:every |on |each )?)({_DAYS_EN})(s?)((?:,? (?:and |& |or )?(?:{_DAYS_EN})s?\b)+)", re.I)
 
 
@@ -1624,12 +1645,14 @@ def each_day(sentence: str) -> list[str]:
     both = re.search(r"(?:每个?)?周末(?:的)?两天", sentence)  # 周末两天都有画画课: Saturday and Sunday, each week
     if both:
         return [sentence[:both.start()] + day + sentence[both.end():] for day in ("每周六", "每周日")]
-    span = _DAY_RANGE_ZH.search(sentence)  # 周一到周五: every day between, each week
+    sentence = re.sub(r"(?:每个?)?工作日", "周一到周五", sentence)  # 工作日: Monday to Friday
+    span = _DAY_RANGE_ZH.search(sentence)  # 周一到周五: every day between, each week (每天 inside it is each of them)
     if span:
         first, last = (_WEEKDAY_ORDER.index(span.group(i)) for i in (1, 2))
         if first < last:
-            return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + sentence[span.end():] for d in range(first, last + 1)]
-    clocks = _TWO_CLOCKS_ZH.search(sentence)  # 每天早上八点和晚上八点提醒他吃药: one plan per hour
+            rest = re.sub(r"^每天", "", sentence[span.end():])
+            return [sentence[:span.start()] + "每周" + _WEEKDAY_ORDER[d] + rest for d in range(first, last + 1)]
+    clocks = _TWO_CLOCKS_ZH.search(sentence) or _TWO_CLOCKS_EN.search(sentence)  # 每天早上八点和晚上八点…, at 8 am and 8 pm
     if clocks:
         return [sentence[:clocks.start()] + clock + sentence[clocks.end():] for clock in clocks.group(1, 2)]
     span = _DAY_RANGE_EN.search(sentence)  # monday through friday, on weekdays: every day between, each week

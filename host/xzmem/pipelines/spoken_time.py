@@ -71,7 +71,7 @@ _MONTH_EN = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july
 REPEAT_DAILY = re.compile(r"每天|(?<!叫)(?<!叫我)(?<!名)天天(?!的)|每日|每晚|每个?早上|每个?晚上|\bevery (?:day|night|morning|evening|afternoon)\b|\bdaily\b|\beach day\b", re.I)
 REPEAT_WEEKLY = re.compile(
     rf"每个?(?:周|星期|礼拜)|\bevery (?:week|weekend|{'|'.join(WEEKDAYS_EN)})\b|\bweekly\b|\beach (?:{'|'.join(WEEKDAYS_EN)})\b"
-    rf"|\bon (?:{'|'.join(WEEKDAYS_EN)})s\b"
+    rf"|\b(?:on )?(?:{'|'.join(WEEKDAYS_EN)})s\b"
     # on saturday mornings: a part of the day said in the plural comes back every week
     rf"|\b(?:{'|'.join(WEEKDAYS_EN)}) (?:mornings|afternoons|evenings|nights)\b", re.I)
 REPEAT_YEARLY = re.compile(r"每年|\bevery year\b|\beach year\b|\byearly\b", re.I)
@@ -84,7 +84,8 @@ DAY_ZH = re.compile(
 DAY_EN = re.compile(
     rf"\b(the day after tomorrow|today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:at )?the end of (?:the|this) month"
     rf"|new year'?s day|new year'?s eve|christmas eve|christmas day|christmas|halloween|valentine'?s day|thanksgiving)\b"
-    rf"|\b(?:on |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:mornings|afternoons|evenings|nights)\b)\w+)?\b|\b(?:this |next |every )?(weekend)\b"
+    rf"|\b(?:on |this coming |this |next |every |each )?({'|'.join(WEEKDAYS_EN)})s?(?: (?=(?:morning|afternoon|evening|night)s?\b)\w+)?\b"
+    rf"|\b(?:the |this |next |every )?(weekend)\b"
     rf"|\b(?:on )?({_MONTH_EN}) (?:the )?({_EN_DAY_NUM})\b|\b(?:on )?the ({_EN_DAY_NUM}) of ({_MONTH_EN}|every month|each month|the month)\b"
     rf"|\b(?:on )?the ({_EN_DAY_NUM})\b(?:(?= of| to|$| remind\b)|(?<=\d(?:st|nd|rd|th)))",
     re.I,
@@ -100,6 +101,7 @@ CLOCK_EN = re.compile(
     rf"|\b(noon|midday|midnight)\b",
     re.I,
 )
+_DAYS_AHEAD = re.compile(rf"({ZH_NUM})个?(天|周|星期|礼拜)(?:以后|之后|后)|\bin ({_EN_NUM_WORD}|\d{{1,2}}) (days?|weeks?)\b", re.I)
 RELATIVE = re.compile(
     rf"(半|{ZH_NUM})个?半?(小时|钟头|分钟)(?:以后|之后|后)|\bin (?:(an?|half an?|{_EN_NUM_WORD}|\d{{1,3}}) )?(hour|hours|minutes?|mins?)\b",
     re.I,
@@ -283,11 +285,22 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     if m:
         day, weekday = _day_zh(m, today)
         named = True
+        if m.group(2) and re.search(r"下下个?(?:周|星期|礼拜)", sentence):
+            day += timedelta(days=7)  # 下下周二: the week after next
     else:
         m = DAY_EN.search(sentence)
         if m:
             day, weekday = _day_en(m, today)
             named = True
+            after_next = re.search(r"\bweekend after next\b", sentence, re.I)
+            if after_next or day == today and re.match(r"next\b", m.group(0), re.I):
+                day += timedelta(days=7)  # next sunday said on a Sunday, the weekend after next
+    ahead = _DAYS_AHEAD.search(sentence)
+    if ahead and not m:  # 两周后, in two weeks: that many days from today
+        count = zh_number(ahead.group(1)) if ahead.group(1) else en_number(ahead.group(3).lower())
+        unit = ahead.group(2) or ahead.group(4)
+        if count:
+            day, named = today + timedelta(days=count * (1 if unit.startswith(("天", "day")) else 7)), True
     clock = None
     zh = CLOCK_ZH.search(sentence) if re.search(r"[\u4e00-\u9fff]", sentence) else None
     if zh and not (zh.group(2) == "一" and not zh.group(1) and not zh.group(3)):  # 一点 alone is "a little"
@@ -300,7 +313,7 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
     if clock is None and not named and repeat != "daily":
         return None
     if clock is None:
-        hour, minute = 9, 0
+        hour, minute = (12, 0) if "中午" in sentence else (9, 0)  # 周六中午: at noon
     else:
         hour, minute, period = clock
         if not period and (1 <= hour <= 5 or 6 <= hour <= 7 and not _MORNING_DEED.search(sentence)):
@@ -335,7 +348,8 @@ def _unless_for_a_holiday(m: re.Match) -> str:
 
 def time_words(text: str) -> str:
     """The text without its time words (days, clock times, spans, repeats)."""
-    for pattern in (RELATIVE, DAY_ZH, DAY_EN, CLOCK_ZH, CLOCK_EN, REPEAT_DAILY, REPEAT_WEEKLY, REPEAT_MONTHLY, REPEAT_YEARLY,
+    for pattern in (_DAYS_AHEAD, re.compile(r"下(?=下个?(?:周|星期|礼拜))|\b(?:after next|this coming|twice a week|next month|next week)\b", re.I),
+                    RELATIVE, DAY_ZH, DAY_EN, CLOCK_ZH, CLOCK_EN, REPEAT_DAILY, REPEAT_WEEKLY, REPEAT_MONTHLY, REPEAT_YEARLY,
                     re.compile(rf"每个?|都|(?:{_PERIOD_ZH})|\b(?:every|each|on|at|in the (?:morning|afternoon|evening))\b|以后|之后", re.I)):
         text = pattern.sub(_unless_for_a_holiday, text)
     return re.sub(r"\s{2,}", " ", text).strip()

@@ -75,7 +75,17 @@ def _quarter_to(text: str) -> str:
         hour = int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
         return m.group(0) if not hour or hour < 2 else f"{m.group(1) or ''}{hour - 1}点三刻"
     text = re.sub(r"(早上|上午|中午|下午|晚上)?差一刻([一二两三四五六七八九十]|十[一二]|\d{1,2})点", earlier, text)
-    return re.sub(r"(早上|上午|中午|下午|晚上)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点差一刻", earlier, text)
+    text = re.sub(r"(早上|上午|中午|下午|晚上)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点差一刻", earlier, text)
+
+    def minutes_to(m: re.Match) -> str:  # 差五分八点: five to eight, 七点五十五分
+        said = m.group(3).replace("两", "二")
+        hour = int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
+        short = int(m.group(2)) if m.group(2).isdigit() else _HOUR_ZH.index(m.group(2)) + 1 if m.group(2) in _HOUR_ZH else None
+        if not hour or hour < 2 or not short or short >= 30:
+            return m.group(0)
+        return f"{m.group(1) or ''}{hour - 1}点{60 - short}分"
+    return re.sub(r"(早上|上午|中午|下午|晚上)?差([一二三四五六七八九十]|十[一二]|\d{1,2})分(?:钟)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点",
+                  minutes_to, text)
 
 
 _DAY_SAID_ZH = r"(?:这个?|下个?)?(?:周|星期|礼拜)[一二三四五六日天]|[今明后]天|大后天"
@@ -125,7 +135,7 @@ _DAY_WORD_EN = (r"(?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
 _MONTH_WORD_EN = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
-_TAKE_BACK_EN = r",? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait),? (?:it's |its |it is )?"
+_TAKE_BACK_EN = r"(?:,? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait))+,? (?:it's |its |it is )?"
 
 
 def _taken_back_zh(text: str) -> str:
@@ -198,7 +208,9 @@ def normalise(text: str) -> str:
         text = re.sub(r"(我(?:叫|是|喜欢|住在))\s*\1", r"\1", text)  # 我叫那个 就是 我叫王小米
         text = re.sub(r"^我的名字(?:不是|不叫)[\u4e00-\u9fff]{1,3}?[，,\s]*(?:是|叫)(?=[\u4e00-\u9fff]{2,3}$)", "我叫", text)  # 我的名字不是小明是小鸣
         text = re.sub(r"[，,\s]*(?:我)?(?:上次|刚才|之前|刚刚)(?:我)?说错了[。！!]?$", "", text)  # a note, not a retraction
+        text = re.sub(r"(早上|上午|中午|下午|傍晚|晚上)\s+(?=[一二两三四五六七八九十\d]{1,3}点)", r"\1", text)  # 下午 两点半
         text = _taken_back_zh(_times_corrected(text))
+        text = re.sub(r"时间(?:还|也)?是(?=(?:早上|上午|中午|下午|晚上)?[一二两三四五六七八九十\d]{1,3}点)", "", text)  # 时间还是下午四点半
         text = re.sub(r"^我叫([\u4e00-\u9fff]{3,8}的[\u4e00-\u9fff])$", lambda m: "我叫" + spelled_name(m.group(1)), text)
         text = re.sub(r"^(我叫[\u4e00-\u9fff]{2,4}?)是个(女孩子?|男孩子?|女生|男生)", r"\1，我是\2", text)  # 我叫娜娜是个女孩子
         text = re.sub(r"那个(?=(?:大|二|三|小)?(?:哥|姐|弟|妹))", "", text)  # 那个大姐叫梅梅
@@ -211,6 +223,12 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
     text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
     text = re.sub(r"\bgrand (ma|pa|mas|pas)\b", r"grand\1", text, flags=re.I)  # "my grand mas name": heard apart
+    # a time said roughly is that time: at like 4ish, around 3, about 5 o'clock
+    text = re.sub(r"\b(?:at )?(?:like |around |about |roughly )(\d{1,2}(?::\d\d)?)(?:ish)?\b", r"at \1", text, flags=re.I)
+    text = re.sub(r"\bat (\d{1,2})ish\b", r"at \1", text, flags=re.I)
+    # the party is at 2 not 3: the hour denied goes
+    text = re.sub(rf"\b(at {_CLOCK_WORD_EN}),? not (?:at )?{_CLOCK_WORD_EN}\b", r"\1", text, flags=re.I)
+    text = re.sub(r",?\s+(?:can|could|will) you remember (?:that|it)$|,?\s+(?:ok|okay)\?*$", "", text, flags=re.I)
     text = re.sub(r"\bat for\b(?= to\b| pm\b| o'?clock\b|$)", "at four", text, flags=re.I)  # "at for to go": four, misheard
     text = re.sub(r"\b(\w+) forth\b", lambda m: m.group(1) + (" fourth" if m.group(1).lower() in _MONTH_NAMES else " forth"), text)
     text = re.sub(r"(?<=[a-z]{3}) (?:[a-z] ){2,}[a-z]$", "", text, flags=re.I)  # aubrey a u b r e y: the name spelled out
