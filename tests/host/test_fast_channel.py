@@ -1848,3 +1848,27 @@ def test_a_parents_care_notes_a_surname_and_two_hours_a_day(text, expected):
 ])
 def test_a_familys_calendar_said_in_passing(text, expected):
     assert [(w["content"], w["datetime"], w["repeat"]) for w in fast_channel(text, NOW)[1] if w["type"] == "schedule"] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("明儿下午三点提醒俺去打预防针", [("schedule", "去打预防针")]),
+    ("我生日系四月三号", [("birthday", "04-03")]),
+    ("俺是妞妞她奶奶 俺叫王秀英", [("family", ("奶奶", "王秀英"))]),
+    ("我是他妈妈我叫林芳", [("family", ("妈妈", "林芳"))]),
+    ("我顶喜欢吃小笼包的", [("like", "吃小笼包")]),
+    ("我是女仔啦 今年十岁咯", [("gender", "女"), ("age", "10")]),
+    ("我喜欢吃辣的 不喜欢吃甜的", [("like", "吃辣的"), ("dislike", "吃甜的")]),
+    ("i am seven no no eight i have eight years", [("age", "8")]),  # no clock in an age taken back
+    ("my mother she is nurse and my father he is driver",
+     [("fact", "The user's mother is nurse"), ("fact", "The user's father is driver")]),
+    ("i live in vancouver my grandma she lives in shanghai",
+     [("location", "Vancouver"), ("fact", "The user's grandma lives in shanghai")]),
+    ("i am having a sister her name is ananya", [("family", ("sister", "Ananya"))]),
+    ("my brother he is called diego he have ten years", [("family", ("brother", "Diego")), ("fact", "The user's brother Diego is ten")]),
+    ("i am not liking the spicy food", [("dislike", "the spicy food")]),
+    ("i no like broccoli", [("dislike", "broccoli")]),
+    ("mañana at 4 i have soccer", [("schedule", "soccer")]),
+    ("my birthday is 12 of may no the 13", [("birthday", "05-13")]),
+])
+def test_regional_chinese_and_english_as_a_second_language(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -53,11 +53,12 @@ __all__ = ["PATTERNS", "ImpossibleDate", "Signal", "detect_high_signals", "fast_
 
 _KIN_ZH = ("小表妹|小表弟|小表姐|小表哥|小堂妹|小堂弟|大女儿|小女儿|大儿子|小儿子|大哥|二哥|三哥|大姐|二姐|三姐|小弟|小妹|爸爸妈妈|爸妈|妈妈|妈咪|爸爸|爸比|母亲|父亲|老婆|妻子|老公|丈夫|儿子|女儿|闺女|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
            "外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|阿姨|叔叔|婶婶|伯伯|大伯|小姨|大姨|姨妈|表哥|表姐|表弟|表妹|堂哥|堂姐|"
-           "堂弟|堂妹|孙子|孙女|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|阿嬷|嫲嫲|阿公|马麻|把拔|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
+           "堂弟|堂妹|孙子|孙女|大孙子|孙仔|外孙女|外孙|干妈|干爹|小姑|姑妈|小叔|小舅|姨父|姨夫|阿嬷|嫲嫲|阿公|马麻|把拔|姆妈|阿爸|阿妈|娘|爹|爷(?!们)|妈|爸|哥(?!们|儿)|姐(?!们|妹)|弟|妹")
 _OTHERS_ZH = "最好的朋友|好朋友|朋友|同桌|同学|班主任|老师"
 _KIN_EN = ("mommy|mom|mum|mummy|mother|daddy|dad|father|papa|mama|(?:big |little |baby |older |younger |twin )?(?:brother|sister)|boy|"
            "grandma|granny|nana|nan|nanna|gran|grandmother|grandpa|grandad|granddad|grandfather|aunt|auntie|uncle|cousin|son|daughter|"
-           "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu|pop|poppy|poppa|grandpop")
+           "wife|husband|step ?mom|step ?mum|step ?dad|nani|dadi|nanu|dadu|pop|poppy|poppa|grandpop|baba|yeye|nainai|laolao|laoye|waipo|waigong|"
+           "abuela|abuelo|abuelita|abuelito|teta|jiddo|bhai|didi|ammi|abbu")
 _OTHERS_EN = "best friend|best mate|friend|mate|teacher|neighbou?r|nanny|babysitter|childminder"
 
 PATTERNS = {
@@ -108,7 +109,7 @@ class Signal:
 
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀啊](?=[\u4e00-\u9fff])")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
-_TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
+_TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶咯嘞噻伐]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
@@ -272,7 +273,7 @@ _NOT_A_NAME_EN |= {"pregnant", "expecting", "absent", "different", "important", 
                    "confident", "upstairs", "downstairs", "outside", "inside", "asleep", "awake"}
 _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "sometime", "when", "whenever", "if",
                    "after", "before", "once", "up", "right", "now"}
-_NAME_EN = re.compile(r"\b(?:my (?:real |full |first )?name(?:'s| is)|my nickname is|i'?m called|my name is actually"
+_NAME_EN = re.compile(r"\b(?:my (?:real |full |first |english )?name(?:'s| is)|my nickname is|i'?m called|i am called|my name is actually"
                       r"|^(?:(?:you can|you could|please|just|and|so|hi|hello|hey) )*call me"
                       r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
@@ -304,17 +305,17 @@ _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I
                        r"|^(?:our|my) (?:house|home|flat|apartment) is in\s+([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})$", re.I)
 _NOT_A_HOME_EN = re.compile(rf"^(?:{'|'.join(MONTHS_EN)})$|\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
-_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from|mate"
+_PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from|mate|my|our|his|her"
                             r"|in|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _BIRTHDAY_EN = re.compile(rf"\b(?:my birthday(?:'s| is)|I was born|I(?:'m| am) turning \w+)(?: (?:on|in))? (?:the )?(?:(?:in )?({_MONTH_NAMES}),? (?:on )?(?:the )?(\w+(?:[\s-]\w+)?)(?=\s|$)|(\w+(?:[\s-]\w+)?) of ({_MONTH_NAMES})"
                           r"|(\w+) ((?:\d{1,2}(?:st|nd|rd|th)?)|[a-z]+(?:[\s-][a-z]+)?))", re.I)
-_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,7}的)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉)$")
+_GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,7}的)?(男生|女生|男的|女的|男孩|女孩|男孩子|女孩子|小男孩|小女孩|小男生|小女生|男子汉|女仔|男仔)(?:啦|咯|哦|呀)?$")
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
-           "女孩子": "女", "小女孩": "女", "小男生": "男", "小女生": "女", "男子汉": "男", "girl": "女", "boy": "男",
+           "女孩子": "女", "小女孩": "女", "小男生": "男", "小女生": "女", "男子汉": "男", "女仔": "女", "男仔": "男", "girl": "女", "boy": "男",
            "sister": "女", "brother": "男"}
-_GENDER_EN = re.compile(r"^I(?:'m| am) a (?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
+_GENDER_EN = re.compile(r"^I(?:'m| am) (?:a )?(?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
 _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|空姐|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
               r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈|"
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
@@ -792,7 +793,7 @@ _IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ gra
 _STARTED_EN = r"started (?:reception|nursery|kindergarten|kindy|kinder|prep|preschool|school|year \w+|\w+ grade)\b"
 _GOES_TO_SCHOOL_EN = r"goes to [\w' ]{0,30}(?:school|primary|preschool|kindergarten|nursery|daycare|elementary|montessori|kindy|childcare)\b"
 _PREDICATE_EN = re.compile(
-    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:actually |also |really )?(?:allergic to|in|from) [\w -]{{2,40}}"
+    rf"^(?:(?:'s| is) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS_EN}|baby|toddler|teenager|twin|newborn)\b[\w -]{{0,30}}|(?:'s| is) (?:{_JOBS_EN})$|(?:'s| is) \w+(?: and a half)? years? old|(?:'s| is) (?:actually |also |really )?(?:allergic to|in|from) [\w -]{{2,40}}"
     r"|(?:'s| is) (?:only |just |nearly |almost )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
     r"eighteen|nineteen|twenty|\d{1,3})(?: and a half| and a quarter| and three quarters)?"
     r"|(?:'s| is) (?:really |very |so |super )?(?:good|great|bad) at [\w ]{2,30}"
@@ -1028,7 +1029,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         if rest.lstrip().startswith("is ") and not rest.startswith("'s"):
             # "my daughter is ruby" names her; "my dad is tall" does not
             if (lowered in _NOT_A_NAME_EN or _NOT_A_NAME_WORD.search(lowered) and not word[:1].isupper()
-                    or en_number(lowered) is not None):
+                    or en_number(lowered) is not None or re.fullmatch(_JOBS_EN, lowered)):
                 named = None
         if named:
             relation = m.group(1).lower() if m else known[0]
@@ -1083,6 +1084,8 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
     writes: list[dict] = []
     if re.match(r"不是我(?!们)", clause):
         return writes  # 不是我喜欢恐龙 | 是我弟弟喜欢恐龙: who it is not, nothing of the child
+    if context.get("about") == "self" and re.match(r"(?:也|还|就|最)?(?:不喜欢|不爱|讨厌|喜欢|爱吃|最怕|害怕)", clause):
+        clause = "我" + clause  # 我喜欢吃辣的 | 不喜欢吃甜的: the child still speaks of themselves
     if _others(clause, writes, context):
         context["about"] = "other"
         return writes

@@ -152,8 +152,10 @@ def _taken_back_zh(text: str) -> str:
 
 def _taken_back_en(text: str) -> str:
     text = re.sub(rf"(?<!not )\b(at |by )?{_CLOCK_WORD_EN}{_TAKE_BACK_EN}(?:at )?({_CLOCK_WORD_EN})\b",
-                  lambda m: (m.group(1) or "at ") + m.group(2), text, flags=re.I)
+                  lambda m: (m.group(1) or "") + m.group(2), text, flags=re.I)
     # may 2nd wait no may 22nd, the tenth of may no sorry the eleventh: the month stays, the day is the later one
+    text = re.sub(rf"\b(?:the )?(\w+) of ({_MONTH_WORD_EN}){_TAKE_BACK_EN}(?:the )?(\w+)\b(?! of)",
+                  r"the \3 of \2", text, flags=re.I)
     text = re.sub(rf"\bthe \w+ of ({_MONTH_WORD_EN}){_TAKE_BACK_EN}(?:the )?(\w+)\b(?! of)",
                   r"the \2 of \1", text, flags=re.I)
     text = re.sub(rf"\b({_MONTH_WORD_EN}) (?:the )?(?:\d{{1,2}}|\w+(?:st|nd|rd|th)){_TAKE_BACK_EN}(?:{_MONTH_WORD_EN} )?(?:the )?"
@@ -184,6 +186,14 @@ def normalise(text: str) -> str:
     if HAN.search(text):
         text = _WAKE_ZH.sub("", text)
         text = re.sub(r"(?:^|(?<=\s))人家", "我", text)  # a child's coy "I"
+        # regional words for days, "I", "is", "like" and a grandchild (明儿, 听日, 阿拉, 系, 欢喜, 幺儿)
+        for said, meant in (("明儿个", "明天"), ("明儿", "明天"), ("今儿个", "今天"), ("今儿", "今天"), ("听日", "明天"),
+                            ("阿拉", "我"), ("侬", "你"), ("佢", "他"), ("睇", "看"), ("幺儿", "孩子")):
+            text = text.replace(said, meant)
+        text = re.sub(r"(?:(?<=[我你他她])|(?<=生日))系(?=[\u4e00-\u9fff\d])", "是", text)
+        text = re.sub(r"(?<!喜)欢喜(?=[\u4e00-\u9fff])", "喜欢", text)
+        text = re.sub(r"(?<=我)(?:顶|老)(?=喜欢|爱|怕|讨厌)", "最", text)
+        text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![是我你的和跟])(?:他|她)(?=奶奶|爷爷|妈妈|爸爸|外婆|外公|姥姥|姥爷)", "的", text)  # 妞妞她奶奶
         # 不是我喜欢恐龙 是我弟弟喜欢恐龙: who it is, said instead of the child
         text = re.sub(r"^不是我(\S{2,10})\s*(?:是|而是)(我?[\u4e00-\u9fff]{1,5}?)\1", r"\2\1", text)
         text = re.sub(r"(?<=叫)([\u4e00-\u9fff])\s+\1(?=[\u4e00-\u9fff]{1,2}(?:$|\s))", r"\1", text)  # 叫李 李长河: a name begun again
@@ -223,6 +233,16 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
     text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
     text = re.sub(r"\bgrand (ma|pa|mas|pas)\b", r"grand\1", text, flags=re.I)  # "my grand mas name": heard apart
+    # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
+    for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
+                        (r"\bi no like\b", "i don't like"), (r"\bi (?:am )?living in\b", "i live in"), (r"\bi born\b", "i was born"),
+                        (r"\ballergic of\b", "allergic to"), (r"^me i\b", "i"), (r"\bmañana\b", "tomorrow"),
+                        (r"\b(i (?:like|love)) (?:very much|too much|so much) (?:the )?", r"\1 "),
+                        (r"\bi have (\w+) years(?: old)?\b", r"i'm \1"), (r"\bi am (\w+) years$", r"i'm \1"),
+                        (r"\b(he|she) have (\w+) years(?: old)?\b", r"\1's \2")):
+        text = re.sub(said, meant, text, flags=re.I)
+    text = re.sub(r"\b(my (?:\w+ )?\w+) (?:he|she) (?=is\b|was\b|lives\b|works?\b|has\b|likes\b)", r"\1 ", text, flags=re.I)
+    text = re.sub(r"\b(my (?:\w+ )?\w+?) (?:his|her) name\b", r"\1's name", text, flags=re.I)
     # a time said roughly is that time: at like 4ish, around 3, about 5 o'clock
     text = re.sub(r"\b(?:at )?(?:like |around |about |roughly )(\d{1,2}(?::\d\d)?)(?:ish)?\b", r"at \1", text, flags=re.I)
     text = re.sub(r"\bat (\d{1,2})ish\b", r"at \1", text, flags=re.I)
@@ -258,7 +278,7 @@ def normalise(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
-    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|(?:(?<=[A-Za-z])|(?<=[A-Za-z]\d))\s+(?=[我你他她每今明后下周]|星期|礼拜)|但是|不过|可是|而且|并且|然后|但(?=[我不])"
+    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|(?<=的)\s+(?=不|也|还|但|可是)|(?:(?<=[A-Za-z])|(?<=[A-Za-z]\d))\s+(?=[我你他她每今明后下周]|星期|礼拜)|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)|(?<=不是)\s+(?=我)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
