@@ -85,7 +85,7 @@ LINES = [
     {"lang": "zh", "speaker": "child", "kind": "fact", "text": "我会游泳了", "expect": [["fact", ["游泳"]]]},
     {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "后天上午九点半我要去医院拔牙", "expect": [["schedule", ["拔牙"], "2026-11-24 09:30", "none"]]},
     {"lang": "zh", "speaker": "parent", "kind": "schedule", "text": "每周五晚上六点提醒他练小提琴", "expect": [["schedule", ["小提琴"], "2026-11-27 18:00", "weekly"]]},
-    {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "下个星期二是我的生日", "expect": []},
+    {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "下个星期二是我的生日", "expect": [["birthday", "11-24"]]},
     {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "一个小时后提醒我关电视", "expect": [["schedule", ["电视"], "2026-11-22 11:00", "none"]]},
     {"lang": "zh", "speaker": "child", "kind": "schedule", "text": "明天早上六点半叫我起床", "expect": [["schedule", ["起床"], "2026-11-23 06:30", "none"]]},
     {"lang": "zh", "speaker": "child", "kind": "question", "text": "我是谁呀", "expect": []},

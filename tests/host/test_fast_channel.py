@@ -1872,3 +1872,22 @@ def test_a_familys_calendar_said_in_passing(text, expected):
 ])
 def test_regional_chinese_and_english_as_a_second_language(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我有一个哥哥叫周一鸣 他上三年级", [("family", ("哥哥", "周一鸣")), ("fact", "主人的哥哥周一鸣上三年级")]),  # 周一 in a name
+    ("下周日就是我的生日啦 我马上就要八岁了", [("birthday", "11-29"), ("age", "8")]),
+    ("next friday is my birthday", [("birthday", "11-27")]),
+    ("我最喜欢写作业了 才怪", []),
+    ("oh yeah i just love broccoli not", []),
+    ("my name is captain underpants haha no it's not", []),
+    ("peppa's little brother is george and he loves his dinosaur", []),
+    ("小猪佩奇的爸爸戴眼镜 我爸爸也戴眼镜", [("fact", "主人的爸爸也戴眼镜")]),
+    ("我最好的朋友是隔壁的浩浩", [("fact", "主人的最好的朋友是隔壁的浩浩")]),
+    ("迪迦奥特曼是我最喜欢的奥特曼", [("like", "迪迦奥特曼")]),
+    ("我外婆在乡下养了好多鸡", [("fact", "主人的外婆在乡下养了好多鸡")]),
+    ("um my best friend in the whole world is harper", [("fact", "The user's best friend is called Harper")]),
+    ("i have two big brothers one is named jake and one is named sam", [("family", ("brother", "Jake")), ("family", ("brother", "Sam"))]),
+])
+def test_names_that_hold_a_weekday_jokes_taken_back_and_cartoon_families(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

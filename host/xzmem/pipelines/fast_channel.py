@@ -395,7 +395,7 @@ _TOPIC_FIRST_ZH = re.compile(rf"^(?!今天|明天|昨天|现在|刚才|以后|�
 _FEAR_AT_ZH = re.compile(r"^我(?:一|每次)(?:看到|看见|见到|碰到|听到)([\u4e00-\u9fff]{1,6}?)(?:就|都)(?:好|很|特别)?(?:害怕|怕|想哭|哭)$")
 _INTERESTED_ZH = re.compile(r"^我(?:一直)?对([\u4e00-\u9fff]{1,8}?)(?:特别|很|非常|超级|超|最|比较)?(?:感兴趣|有兴趣)$")  # 我对恐龙特别感兴趣
 _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?:就|才)?是我(?:最最|最)?(不喜欢|不爱|讨厌|喜欢|爱)(?:吃|喝|看|玩|听)?的"
-                                 r"(?:东西|动物|颜色|水果|食物|菜|零食|玩具|运动|游戏|动画片|书|歌)?(?:了|啦|呀|哦)?$")
+                                 r"(?:[\u4e00-\u9fff]{1,4})?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
     r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually )?"
@@ -605,6 +605,8 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
 
 
 _BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
+_BIRTHDAY_ON_A_DAY = re.compile(r"^((?:下个?|这个?)?(?:周|星期|礼拜)[一二三四五六日天]|(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))"
+                                r"(?:就)?(?:是我(?:的)?生日(?:了|啦|哦|呀)?| is my birthday)$", re.I)
 _BIRTHDAY_NEXT_MONTH = re.compile(rf"^下个?月({ZH_NUM})[号日](?:就)?是我(?:的)?生日(?:了|哦|呀)?$")
 
 
@@ -614,9 +616,13 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datet
     else:
         _identity_en(clause, writes, greeted)
     relative = _BIRTHDAY_TODAY.match(clause)
+    on_a_day = _BIRTHDAY_ON_A_DAY.match(clause) if now is not None and not relative else None
+    when = parse_when(on_a_day.group(1), now) if on_a_day and not re.search(r"[\d一二三四五六七八九十]{1,3}[号日]|\d", on_a_day.group(1)) else None
     if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
         offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
         writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
+    elif when:  # 下周日就是我的生日, next friday is my birthday: that day's date
+        writes.append(opslib.write("birthday", when[0][5:10]))
     elif _BIRTHDAY_NEXT_MONTH.match(clause) and now is not None:  # 下个月十号是我的生日: the day in next month
         day = zh_number(_BIRTHDAY_NEXT_MONTH.match(clause).group(1))
         month = now.month % 12 + 1
@@ -728,7 +734,7 @@ _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫|姓(?=[\u4e00-\u9fff]$))\s*([^\s，。,.！？!?；;、和我]{1,8})")
 # What another person "是": a job or calling (护士, 消防员, 开火车的), where they are from (上海人), or a
 # friend's name (最好的朋友是小胖) -- not a name called in play or anger (大坏蛋, 小懒虫)
-_OTHER_ROLE_ZH = (rf"[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
+_OTHER_ROLE_ZH = (rf"(?:隔壁|楼下|楼上|对门|我们班|班上|幼儿园|小区)的[\u4e00-\u9fff]{{2,3}}|[\u4e00-\u9fff]{{0,8}}(?:{_ROLE_NOUN})|[\u4e00-\u9fff]{{0,6}}[师员生家手工长官士夫匠警兵军者民察医]"
                   rf"|[\u4e00-\u9fff]{{1,4}}人|[\u4e00-\u9fff]{{1,6}}的|(?:小|阿)[\u4e00-\u9fff]{{1,2}}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
                   # a doubled name (朵朵, 乐乐), not a pet word or a baby word said in play (猪猪, 宝宝)
                   r"|(?![猪狗猫虫宝熊兔鸭鸡牛羊哈嘿呵嘻])(?P<doubled>[\u4e00-\u9fff])(?P=doubled)")
@@ -747,7 +753,7 @@ _PREDICATE_ZH = re.compile(
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
     rf"|加拿大|澳大利亚|澳洲|日本|新加坡|新西兰|俄罗斯|意大利|西班牙|马来西亚|欧洲|非洲)(?:留学|读书|工作|上班|生活|定居)?"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}"
+    rf"|(?:在[\u4e00-\u9fff]{{1,6}})?养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}|(?:也|一直)?戴(?:眼镜|牙套|助听器)"
     # where they live by the child's home (就住我家楼上), what they study (学医的) and where they moved (转学去上海了)
     rf"|住(?:在)?我(?:们)?家(?:楼上|楼下|隔壁|对门|对面|旁边)|学[\u4e00-\u9fff]{{1,3}}的|(?:转学|搬家|搬)(?:去|到)了?[\u4e00-\u9fff]{{2,6}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
@@ -786,7 +792,7 @@ _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:broth
                         rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to|are (?:both |all )?from|live on)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name(?: is|'s)\b))\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's| is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's|(?: in the(?: whole)? world| at school| ever)? is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 # The child's class, a school just started, and where a child goes, as parents say them (in reception,
 # just started kindy, goes to st marys primary): shared by what is said of someone and what is said of the child
 _IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
@@ -960,6 +966,11 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             subject = pronoun.group(0)
             context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
         writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
+        return True
+    if re.match(rf"^[a-z]+'s (?:little |big |baby )?(?:{_KIN_EN}|{_OTHERS_EN})\b", clause, re.I) and not clause.lower().startswith(("it's", "that's", "he's", "she's", "what's", "there's")):
+        context["peer"] = True  # peppa's little brother is george | he loves his dinosaur: someone else's family
+        return True
+    if context.get("peer") and re.match(r"(?:he|she)\b", clause, re.I):
         return True
     m = _NAMED_FIRST_EN.search(clause)
     if m and m.group(1).lower() not in _NOT_A_NAME_EN | _NOT_A_SUBJECT_EN:
@@ -1138,6 +1149,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b"
                       r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
                       r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
+                      r"|\b(?:is|are) doing (?:a|the|our|their) \w+"
                       # next month on the 3rd is my school concert, my recital is december 12th at 3
                       rf"|\bis (?:my|our|the|his|her|a) [\w' ]{{0,20}}\b(?:{_EVENT_EN})$"
                       rf"|\b(?:{_EVENT_EN}) (?:is|are) (?:on )?(?:{'|'.join(MONTHS_EN)})\b"
@@ -1184,7 +1196,7 @@ def _birthday_only(clause: str) -> bool:
 
 def _is_plan(clause: str, before: str = "") -> bool:
     """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
-    if _birthday_only(clause) or _AGE_ZH.search(clause) and not re.search(r"去|上|参加|考", clause):
+    if _birthday_only(clause) or _AGE_ZH.search(clause) and not re.search(r"去|(?<!马)上|参加|考", clause):
         return False  # 明天就是我的生日 | 我要八岁了: an age to be reached, not a plan
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
@@ -1378,7 +1390,7 @@ def _said_again(clause: str, retracted: list[dict], categories: set[str], contex
                 return ops
     return []
 _BARE_NAME_EN = re.compile(r"^([a-z][a-z'-]+)(?: with an? \w+| spelled [\w -]+)?$", re.I)
-_FIXED = re.compile(r"^(?:是叫|是在|是|应该是|叫|其实是|在|it'?s|is)\s*(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
+_FIXED = re.compile(r"^(?:是叫|是在|是|应该是|叫|其实是|在|it'?s|is)\s*(?!not\b|nothing\b)(?![^，。,.！？!?\s]*(?:我|住|叫|喜欢|[点号]))([^\s，。,.！？!?]{1,12})$", re.I)
 
 
 def _with_value(op: dict, value: str) -> dict | None:
@@ -1420,7 +1432,7 @@ _IN_TURN_ZH = re.compile(
     r"(?:一个|一只|一条|一位|一头|老大|大的)叫([\u4e00-\u9fff]{1,4}?|[A-Za-z][A-Za-z'-]{1,15})"
     r"(?:一个|一只|一条|一位|一头|另一个|另一只|另一条|老二|小的)(?:叫)([\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z'-]{1,15})$")
 _IN_TURN_EN = re.compile(
-    r"^(?:i|we) (?:have|got|'ve got|have got) (?:two|three|2|3) (brothers|sisters|dogs|cats|fish|hamsters|bunnies|rabbits|cousins|puppies|kittens)"
+    r"^(?:i|we) (?:have|got|'ve got|have got) (?:two|three|2|3) (?:big |little |older |younger )?(brothers|sisters|dogs|cats|fish|hamsters|bunnies|rabbits|cousins|puppies|kittens)"
     r"(?: (?:one is|one's) (?:named|called) ([a-z][a-z'-]+) and (?:one|the other(?: one)?) is (?:named|called) ([a-z][a-z'-]+)"
     r"| (?:their|whose) names are ([a-z][a-z'-]+) and ([a-z][a-z'-]+)| (?:named|called) ([a-z][a-z'-]+) and ([a-z][a-z'-]+))$", re.I)
 

@@ -501,6 +501,7 @@ _ROLES_EN = ("pirate|dragon|dinosaur|t ?rex|princess|prince|superhero|monster|ro
              "wizard|ninja|fairy|ghost|zombie|vampire|spider-?man|batman|superman|iron ?man|hulk|elsa|shark|lion|tiger|"
              "wolf|bear|kitty|puppy|doggy|cowboy|astronaut|alien")
 # Pretend play, role assignments and hypotheticals: nothing said from here on is about the child.
+_JOKE_END = re.compile(r"(?:才怪|骗你的|开玩笑的|逗你的|逗你玩的)[呢啦呀哈嘻]*$|\b(?:not|just kidding|jk|kidding)[.!]*$|\bno it'?s not\b", re.I)
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|变身|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你(?:当|来)|^(?:从)?现在(?:开始)?我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
@@ -514,6 +515,9 @@ _PRETEND = re.compile(
 
 
 def before_make_believe(text: str) -> str:
-    """The part of a line said before any pretend play or hypothetical begins."""
+    """The part of a line said before any pretend play or hypothetical begins; nothing of a line
+    taken back as a joke at its end (我最喜欢写作业了 才怪, i just love broccoli not)."""
+    if _JOKE_END.search(text):
+        return ""
     m = _PRETEND.search(text)
     return text if m is None else text[: m.start()]
