@@ -1891,3 +1891,19 @@ def test_regional_chinese_and_english_as_a_second_language(text, expected):
 ])
 def test_names_that_hold_a_weekday_jokes_taken_back_and_cartoon_families(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我不吃香菜的 一股怪味", [("dislike", "香菜")]),
+    ("俺最烦写作业了", [("dislike", "写作业")]),
+    ("我妈妈在菜市场卖菜嘛", [("fact", "主人的妈妈在菜市场卖菜嘛")]),
+    ("我最喜欢的 动物是熊猫", [("like", "熊猫")]),
+    ("bitter gourd is yucky", [("dislike", "bitter gourd")]),
+    ("he don't eat pork please remember", [("fact", "He don't eat pork")]),
+    ("my abuelo was a farmer in mexico", [("fact", "The user's abuelo was a farmer in mexico")]),
+    ("my dad was sick", []),
+    ("december 20 we fly to mexico for see my abuela", [("schedule", "we fly to mexico for see my abuela")]),
+    ("my favourite food is biryani my mother make it", [("like", "biryani")]),
+])
+def test_more_regional_and_second_language_lines(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -110,7 +110,7 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀啊](?=[\u4e00-\u9fff])")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶咯嘞噻伐]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
+_TAIL_EN = re.compile(r"\s+(?:my (?:mother|mom|mum|dad|father|grandma|nani|nana|dadi) \w+.*|a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
@@ -381,7 +381,7 @@ _PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|(?:过敏性)?鼻炎|湿疹)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to (?!.*\b(?:what|wait|something|forgot|know)\b).{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
-_DISLIKE_ZH = r"一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
+_DISLIKE_ZH = r"最烦|一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
 _LIKE_ZH = re.compile(
     rf"^(?:其实|平时|反正|本来|所以|因为|对了|而且|就是|那|嗯)?(?:我)?(?:在[\u4e00-\u9fff]{{1,6}}?[里上])?{_ADVERBS_ZH}({_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱听|最爱|爱|热爱|偏好|迷上了)\s*(.{{1,24}})$"
 )
@@ -420,7 +420,7 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
                       # broccoli is yucky: one kind of food or thing
-                      r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+) is "
+                      r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+(?: [a-z]+)?) is "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
                       r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
@@ -438,7 +438,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(
                            # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
                            r"|^(?:I (?:think|reckon) )?(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                            r"(?:so |really |super |very )?(?:cool|awesome|amazing)$", re.I)
-_DISLIKE_VERBS = ("不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
+_DISLIKE_VERBS = ("最烦", "不喜欢", "一点都不喜欢", "一点也不喜欢", "不太喜欢", "不怎么喜欢", "最不喜欢", "不爱吃", "不爱喝", "不爱看",
                   "不爱玩", "不爱", "最讨厌", "讨厌", "受不了", "害怕", "怕", "不敢吃", "吃不了", "hate", "dislike", "can't stand", "cant stand",
                   "do not like", "don't enjoy", "dont enjoy")
 _DECISION_ZH = re.compile(r"决定|选择了|最终用|确定用")
@@ -746,7 +746,7 @@ _TRAIT_PREDICATE_ZH = re.compile(rf"^(?:就|也|还)?[\u4e00-\u9fff]{{0,4}}?(?:�
 _PREDICATE_ZH = re.compile(
     rf"^(?:今年|现在|以前|退休前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚|从小就|从小|平时|晚上|最近(?:呢|啊)?)*"
     rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
-    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
+    rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当|种|卖|打工)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
     rf"|是左撇子|是早产儿|晕车|晕船|挑食|在换牙|乳糖不耐受|(?:左|右)?(?:耳朵|眼睛)?(?:听力|视力|身体|肠胃|体质)(?:不太好|不好|比较弱|比较差|有点弱|弱|差)|迷上了?[\u4e00-\u9fff]{{1,8}}|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
     # where someone is, said of a country, a province or a town (小姨在美国), not of a room or a moment (在家, 在睡觉)
@@ -761,7 +761,7 @@ _PREDICATE_ZH = re.compile(
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视|蛀牙)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
     rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天(?:早上|晚上|下午|中午)?都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
-    rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦)?$"
+    rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦|嘛|呢|哦|呀)?$"
 )
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|(?<!爱)哭了|在哭|在家|去了|回来|出差|不在")
@@ -819,14 +819,15 @@ _PREDICATE_EN = re.compile(
     rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|coeliac|celiac|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
-    r"|(?: doesn't| does not| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
+    r"|(?: doesn't| does not| don't| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
+    rf"| was an? (?:{_JOBS_EN})\b[\w ,'-]{{0,30}}"
     r"| used to (?:be|work|live|teach|play|drive|fly) [\w ,'-]{1,40}| (?:moved|has moved|just moved) to (?!the |my |our |his |her |your )[\w ,'-]{2,40}"
     r"|(?: also| really| still| always| absolutely| totally| just)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
 )
-_TRANSIENT_EN = re.compile(r"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
-                           r"will|was|went|sick|mad|angry|(?<!from )home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
+_TRANSIENT_EN = re.compile(rf"\b(?:today|yesterday|tonight|now|right now|says|said|told|wants|is coming|is going|gonna|"
+                           rf"will|was(?! an? (?:{_JOBS_EN})\b)|went|sick|mad|angry|(?<!from )home|busy|(?<!far )away|pregnant|expecting)\b", re.I)
 _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^(?:old|young|tall|short|big|small|fast|slow|strong|"
                               r"smart|nic|bett|clev|sweet|mean|loud|quiet|brav|great|bigg|small|dumb|high|low|light|dark)er$")  # oliver, harper are names
 
@@ -842,7 +843,7 @@ _CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:hi
                       rf"|(?:\bis|'s) {_IN_CLASS_EN}"
                       rf"|\b{_STARTED_EN}"
                       rf"|\b{_GOES_TO_SCHOOL_EN}"
-                      r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
+                      r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|don't|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
                       r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
@@ -1028,7 +1029,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                                                                   " turned", " absolutely", " really", " totally", " plays",
                                                                   " wears", " does", " gets", " just started", " started",
                                                                   " sleeps", " eats", " only", " always", " never", " won't",
-                                                                  " adores", " needs")):
+                                                                  " adores", " needs", " don't")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1150,6 +1151,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
                       r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
                       r"|\b(?:is|are) doing (?:a|the|our|their) \w+"
+                      rf"|^(?:on )?(?:{'|'.join(MONTHS_EN)}) \d{{1,2}}\w* (?:we|i) (?:fly|go|leave|travel|drive)\b"
                       # next month on the 3rd is my school concert, my recital is december 12th at 3
                       rf"|\bis (?:my|our|the|his|her|a) [\w' ]{{0,20}}\b(?:{_EVENT_EN})$"
                       rf"|\b(?:{_EVENT_EN}) (?:is|are) (?:on )?(?:{'|'.join(MONTHS_EN)})\b"

@@ -265,7 +265,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"^me (like|love|want|hate)\b", r"i \1", text, flags=re.I)  # me like paw patrol
     text = re.sub(r"\bat (\w+) no (?=\w+ to\b|\w+$)", "at ", text, flags=re.I)  # remind me at five no six to call dad
     text = re.sub(r"^i (?:reckon|think|guess) (?=\w+(?: \w+){0,2} (?:is|are) (?:the best|my favou?rite))", "", text, flags=re.I)
-    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi|i keep forgetting|i always forget)$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:duh|lol|haha|hehe|mate|innit|by the way|just so you know|fyi|i keep forgetting|i always forget|please remember)$", "", text, flags=re.I)
     text = re.sub(r"\s+(?:just so you know|by the way|fyi)\s+", ", ", text, flags=re.I)  # …milos mom, just so you know, milo is…
     text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
@@ -278,7 +278,7 @@ def normalise(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n")
 _CLAUSE_ZH = re.compile(
-    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|(?<=的)\s+(?=不|也|还|但|可是)|(?:(?<=[A-Za-z])|(?<=[A-Za-z]\d))\s+(?=[我你他她每今明后下周]|星期|礼拜)|但是|不过|可是|而且|并且|然后|但(?=[我不])"
+    r"[，,；;]|[：:](?!\d)|(?<=[\u4e00-\u9fff])(?<![叫是在住的和])\s+(?=[\u4e00-\u9fff])|(?<=的)(?<![欢爱厌怕]的)\s+(?!是|就是)(?=[\u4e00-\u9fff])|(?:(?<=[A-Za-z])|(?<=[A-Za-z]\d))\s+(?=[我你他她每今明后下周]|星期|礼拜)|但是|不过|可是|而且|并且|然后|但(?=[我不])"
     r"|(?=因为|所以)|(?<=不对)(?=[我你他她那])|^不是(?:不是)?(?=我)|(?<=不是)\s+(?=我)"
     r"|(?=(?:我)?(?!还有)(?:也|还|又|更)(?:很|非常|特别|最|比较|超|挺)?(?:喜欢|爱|讨厌|不喜欢|受不了|怕|是|住|在|叫|有))"
     r"|(?<=岁)(?![了啦半的时那生])(?=[\u4e00-\u9fff])|(?<=岁[了啦])(?=[\u4e00-\u9fff])"
