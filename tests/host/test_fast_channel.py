@@ -1907,3 +1907,28 @@ def test_names_that_hold_a_weekday_jokes_taken_back_and_cartoon_families(text, e
 ])
 def test_more_regional_and_second_language_lines(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我是六一儿童节那天生的", [("birthday", "06-01")]),
+    ("我姓黄 叫黄一帆", [("name", "黄一帆")]),
+    ("十二月十二号我表姐结婚", [("schedule", "我表姐结婚")]),
+    ("你喜欢恐龙还是喜欢奥特曼", []),
+    ("我不叫毛毛 毛毛是我家的狗", [("fact", "毛毛是主人家的狗")]),
+    ("玩开商店的游戏 我是老板 一个苹果十块钱", []),
+    ("萌萌家有一只小仓鼠", [("fact", "萌萌家有一只小仓鼠")]),
+    ("宇航有轻微的哮喘 跑步跑久了会喘", [("fact", "宇航有轻微的哮喘")]),
+    ("她不是对花生过敏", []),
+    ("我爸爸在深圳上班 周末才回来", [("fact", "主人的爸爸在深圳上班")]),  # his routine, no plan
+    ("这孩子贼喜欢画画 画得可好了", [("fact", "孩子贼喜欢画画")]),
+    ("i live in boston have you ever been to boston", [("location", "Boston")]),
+    ("my brother is called jake no sorry josh", [("family", ("brother", "Josh"))]),
+    ("remind me at 3 no make that 4 to feed the bunny", [("schedule", "feed the bunny")]),
+    ("hi its tessas mom karen", [("family", ("mom", "Karen"))]),
+    ("this is charlie's dad speaking", []),
+    ("hannahs my best friend", [("fact", "The user's best friend is Hannah")]),
+    ("i like trains choo choo", [("like", "trains")]),
+    ("pancakes are the best", [("like", "pancakes")]),
+])
+def test_a_general_week_of_children_and_parents(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -306,6 +306,7 @@ _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I
 _NOT_A_HOME_EN = re.compile(rf"^(?:{'|'.join(MONTHS_EN)})$|\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from|mate|my|our|his|her"
+                            r"|have|has|do|did|does|can|which|who|that|where|is|it's"
                             r"|in|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -315,14 +316,14 @@ _GENDER_ZH = re.compile(r"^我是(?:一个|个)?(?:[\u4e00-\u9fff]{1,7}的)?(男
 _GENDER = {"男生": "男", "男的": "男", "男孩": "男", "男孩子": "男", "小男孩": "男", "女生": "女", "女的": "女", "女孩": "女",
            "女孩子": "女", "小女孩": "女", "小男生": "男", "小女生": "女", "男子汉": "男", "女仔": "女", "男仔": "男", "girl": "女", "boy": "男",
            "sister": "女", "brother": "男"}
-_GENDER_EN = re.compile(r"^I(?:'m| am) (?:a )?(?:big |little |good |baby )?(girl|boy|sister|brother)$", re.I)
+_GENDER_EN = re.compile(r"^I(?:'m| am) (?:a )?(?:big |little |good |baby )?(girl|boy|sister|brother)(?:(?<=boy|irl) now)?$", re.I)
 _ROLE_NOUN = (r"工程师|学生|老师|教师|医生|护士|空姐|律师|程序员|设计师|会计|司机|厨师|警察|作家|记者|销售|经理|老板|"
               r"研究生|大学生|中学生|小学生|博士|投资者|开发者|画家|歌手|演员|公务员|农民|工人|主播|创业者|宝妈|全职妈妈|"
               r"左撇子|独生子|独生女|班长|队长|课代表|少先队员")
 _ROLE_ZH = re.compile(rf"^我(?:是|当)(?:一名|一个|一位|个|名)?([^，。,.！？!?]{{0,10}}?(?:{_ROLE_NOUN}))$")
 _WORKPLACE_ZH = re.compile(r"^我(?:现在|目前)?在([^，。,.！？!?]{1,12}?)(工作|上班|上学|读书|实习)$")
 _SCHOOL_ZH = re.compile(r"^我(?:现在)?(?:在)?(?:读|上)小[一二三四五六]$|^我是[一二三四五六]年级(?:[一二三四五六七八九十\d]{1,2}班)?的?$|^我(?:现在)?(?:上|读)的是[\u4e00-\u9fff]{0,10}(?:幼儿园|小学|初中|[大中小]班|年级)$|(?:^我?|了)(?:现在|今年)?(?:在[^，。,.！？!?]{1,10}?)?(?:在)?(?:上|读)(?:幼儿园)?(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|[大中小]班)")
-_LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8})$")
+_LEARNING_ZH = re.compile(r"^我(?:现在|最近)?(?:在学|在练|学了|会)([\u4e00-\u9fff]{1,8}|[A-Za-z][\w ]{1,15})$")
 _SKILL_ZH = re.compile(r"^我(?:上个月|去年|今年|最近|前几天)?(?:(?:已经|还不)?会|(?:刚|已经)?学会了?)(?:自己)?(?:骑|游|弹|拉|画|写|读|背|数|跳|唱|说|讲|做|下|打|滑|踢|系|折|搭|认|用|拼|吹|包|翻|穿|洗|刷|梳|扣|绑)[\u4e00-\u9fff]{0,8}了?$")
 _WEARS_ZH = re.compile(r"^我(?:一直|从[\u4e00-\u9fff]{1,6}开始|现在)?(?:要|得)?(?:戴|带)(?:上)?(?:眼镜|牙套|助听器)了?$")
 _JOINED_ZH = re.compile(r"^我(?:参加了|加入了|报了|在)[\u4e00-\u9fff]{0,8}(?:社团|兴趣小组|俱乐部|合唱团|乐团|足球队|篮球队|校队|队)$")
@@ -355,6 +356,7 @@ _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|ve
                        r"|^I (?:just )?joined (?:the )?[\w ]{2,30}(?:club|team|choir|orchestra|band|scouts|brownies|cubs|guides)\b[\w ]{0,20}$"
                        r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)$"
                        r"|^I (?:always |still )?(?:sleep|have to sleep) with (?:my|a) [\w ]{2,40}$"
+                       r"|^I play (?:on|for) (?:a|the|my school'?s?|my) [\w ]{2,30}team$"
                        r"|^I play (?:the )?(?:violin|piano|cello|guitar|drums|flute|trumpet|clarinet|recorder|viola|ukulele|saxophone)"
                        r" in (?:the |a |my )?[\w ]{0,20}(?:orchestra|band|choir)$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception|(?:mr|mrs|ms|miss) \w+ class)\b"
@@ -378,7 +380,7 @@ _PET_NAME_EN = re.compile(rf"^(?:my|our) (?:pet |little |new )?(?:{_PETS_EN})"
                           r"|is (?:really |very |so |super )?(?:old|fat|fluffy|naughty|cute|big|tiny|small|lazy|cheeky)\b)[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:{_PETS_EN}|pupp(?:y|ie))"
                      r"(?:es|s)?\b.{0,30}$", re.I)
-_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|(?:过敏性)?鼻炎|湿疹)$")
+_HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:轻微的|一点)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|(?:过敏性)?鼻炎|湿疹|近视)$")
 _HEALTH_EN = re.compile(r"^I(?:'m| am) allergic to (?!.*\b(?:what|wait|something|forgot|know)\b).{2,40}$|^I have (?:an? )?[\w -]{0,20}(?:allergy|diabetes|asthma|high blood pressure|heart condition|insomnia)$", re.I)
 _ADVERBS_ZH = r"(?:平时|也|还|又|更|就|很|非常|特别|特|最|比较|超级|超|贼|巨|蛮|最近|真的|真|挺|好|可|一直|从小就|其实|现在|也很|都|还是|本来就)*"
 _DISLIKE_ZH = r"最烦|一点都不喜欢|一点也不喜欢|不太喜欢|不怎么喜欢|最不喜欢|不喜欢|不爱吃|不爱喝|不爱看|不爱玩|不爱|最讨厌|讨厌|受不了|害怕|怕|不敢吃|吃不了"
@@ -432,7 +434,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(
                            r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport|holiday|day)s?(?: ever| in the world)?$"
                            # chocolate ice cream is the best: a thing (two or three words, no person, no capital) is the best
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy|mum|school|today)\b)"
-                           r"([a-z]+ [a-z]+(?: [a-z]+)?) (?:is|are) the best(?: ever)?$"
+                           r"([a-z]+ [a-z]+(?: [a-z]+)?|[a-z]+s) (?:is|are) the best(?: ever)?$"
                            # the other way round: the best thing ever is ice cream
                            r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
                            # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
@@ -722,13 +724,16 @@ def _preferences(clause: str, writes: list[dict]) -> None:
 
 # --- other people ---------------------------------------------------------------------------------
 
-_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
+_PERSON_ZH = re.compile(rf"^(?:我们家|我家|我的|我们(?=班主任)|孩子的(?=班主任|老师)|我(?:幼儿园|学校)(?:的|里)?(?=最好的朋友|好朋友)|我|孩子(?:他|她|的)?(?=爸|妈))?(?:的)?(?:(?:有)?(?:一个|一位|个)?)(?:双胞胎)?((?:{_KIN_ZH})(?:和|跟)?(?:{_KIN_ZH})|{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子)")
 # A parent speaks of the child's people as 他/她的…, his/her… (他爸爸在外地工作, her grandma is called margaret):
 # with no one else named before, they are the user's, said as the child would (我爸爸…, my grandma…)
 _THEIR_KIN_ZH = re.compile(r"^(?:他|她)(?!妈的)(?=(?:的)?(?:有(?:一)?个)?(?:双胞胎)?(?:(?!儿子|女儿|闺女|老婆|妻子|老公|丈夫|孙子|孙女)"
                            rf"(?:{_KIN_ZH})|{_OTHERS_ZH}))")
 _THEIR_KIN_EN = re.compile(r"^((?:(?:so|and|also|but|plus) )*)(?:his|her)(?= (?!son\b|daughter\b|wife\b|husband\b|boy\b)"
                            rf"(?:(?:{_KIN_EN}|{_OTHERS_EN})s?|grandparents)\b)", re.I)
+_NAMED_FIRST_ZH = re.compile(rf"^([\u4e00-\u9fff]{{2,3}}?)(?:家(?:里)?有(?:一|两|三)?(?:只|条)[\u4e00-\u9fff]{{1,6}}"
+                             rf"|有(?:轻微的|一点)?(?:哮喘|气喘|湿疹|鼻炎|近视|糖尿病)|对[\u4e00-\u9fff]{{1,8}}过敏"
+                             rf"|是我(?:们)?家的(?:{_ANIMALS_ZH}))$")
 _PEER_NAMED_ZH = re.compile(r"^(?:我们|隔壁)?(?:班|幼儿园|学校)(?:上|里)?的[\u4e00-\u9fff]{1,3}$")  # 我们班的小红: a classmate
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?!们)")
 _FAMILY_NAME_ZH = re.compile(r"^(?:她|他)?(?:是(?:一)?个(?:女生|男生|女孩子?|男孩子?|小女孩|小男孩|小姐姐|小哥哥))?(?:也|就|的名字|的小名|的大名|名字|大名|小名)?(?:叫|是叫|名叫|的名字是|的小名叫|姓(?=[\u4e00-\u9fff]$))\s*([^\s，。,.！？!?；;、和我]{1,8})")
@@ -744,8 +749,8 @@ _TRAIT_ZH = (r"胖|瘦|高|矮|凶|调皮|皮|乖|聪明|厉害|温柔|严格|�
 _TRAIT_PREDICATE_ZH = re.compile(rf"^(?:就|也|还)?[\u4e00-\u9fff]{{0,4}}?(?:可|特别|很|非常|超级|超|挺|真|太)+(?:{_TRAIT_ZH})(?:了|啦|的)?$"
                                  rf"|^(?:{_TRAIT_ZH})得很$")
 _PREDICATE_ZH = re.compile(
-    rf"^(?:今年|现在|以前|退休前|也|还|都|特别|很|非常|最|超|比较|一直|就|才|已经|有点|有一点|好像|快|刚满|满|刚|从小就|从小|平时|晚上|最近(?:呢|啊)?)*"
-    rf"(?:是(?:一名|一个|一位|个|名)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
+    rf"^(?:今年|现在|以前|退休前|也|还|都|特别|很|非常|最|超|比较|一直|就是|就|才|已经|有点|有一点|好像|快|刚满|满|刚|从小就|从小|平时|晚上|贼|最近(?:呢|啊)?)*"
+    rf"(?:是(?:一名|一个|一位|个|名)?(?:我们班的|我们学校的)?(?!不|我|你|谁|什么|坏|好|笨|傻|懒|胆小|小气|大坏|超)(?:{_OTHER_ROLE_ZH})"
     rf"|在[\u4e00-\u9fff]{{1,10}}(?:上班|工作|上学|读书|教书|开|当|种|卖|打工)[\u4e00-\u9fff]{{0,6}}|在(?:上|读)[\u4e00-\u9fff]{{1,5}}|在学[\u4e00-\u9fff]{{1,6}}"
     rf"|是左撇子|是早产儿|晕车|晕船|挑食|在换牙|乳糖不耐受|(?:左|右)?(?:耳朵|眼睛)?(?:听力|视力|身体|肠胃|体质)(?:不太好|不好|比较弱|比较差|有点弱|弱|差)|迷上了?[\u4e00-\u9fff]{{1,8}}|在[\u4e00-\u9fff]{{2,8}}(?:上|读)[一二三四五六]年级[\u4e00-\u9fff]{{0,3}}"
     rf"|(?:住在|家在|来自)[\u4e00-\u9fff]{{1,10}}|在[\u4e00-\u9fff]{{2,6}}住"
@@ -753,13 +758,13 @@ _PREDICATE_ZH = re.compile(
     rf"|在(?:[\u4e00-\u9fff]{{1,4}}(?:国|省|市|州|县|镇|村)|乡下|老家|国外|外地|北京|上海|广州|深圳|天津|重庆|成都|杭州|南京|武汉|西安|香港|台湾"
     rf"|加拿大|澳大利亚|澳洲|日本|新加坡|新西兰|俄罗斯|意大利|西班牙|马来西亚|欧洲|非洲)(?:留学|读书|工作|上班|生活|定居)?"
     rf"|(?:{_DISLIKE_ZH}|喜欢|爱吃|爱喝|爱看|爱玩|爱|热爱)(?![我你])[\u4e00-\u9fff]{{1,12}}"
-    rf"|(?:在[\u4e00-\u9fff]{{1,6}})?养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}|(?:也|一直)?戴(?:眼镜|牙套|助听器)"
+    rf"|(?:在[\u4e00-\u9fff]{{1,6}})?养(?:了|着)?[\u4e00-\u9fff]{{1,8}}|家有好多[\u4e00-\u9fff]{{1,6}}|{ZH_NUM}多?岁[\u4e00-\u9fff]{{0,8}}|(?:也|一直)?戴(?:眼镜|牙套|助听器)"
     # where they live by the child's home (就住我家楼上), what they study (学医的) and where they moved (转学去上海了)
     rf"|住(?:在)?我(?:们)?家(?:楼上|楼下|隔壁|对门|对面|旁边)|学[\u4e00-\u9fff]{{1,3}}的|(?:转学|搬家|搬)(?:去|到)了?[\u4e00-\u9fff]{{2,6}}"
     rf"|(?:家)?有(?:一|两|三|几)?(?:只|条|匹|辆|架)[\u4e00-\u9fff]{{1,6}}"
     rf"|(?:在[\u4e00-\u9fff]{{1,10}})?(?:上|读)(?:[一二三四五六七八九\d]年级|幼儿园|小学|初中|高中|大学|(?:幼儿园)?[大中小]班|[初高][一二三])"
     rf"|(?:不吃|不能吃|不喝|不能喝|只吃)[\u4e00-\u9fff]{{1,8}}|(?:有|患有|得了)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|鼻炎|湿疹|近视|蛀牙)|乳糖不耐受?[\u4e00-\u9fff]{{0,8}}|(?:对)?[\u4e00-\u9fff]{{1,8}}过敏|会(?!来|去|回|生气|不会)[\u4e00-\u9fff]{{1,8}}|不会(?!来|去|回|生气)[\u4e00-\u9fff]{{2,8}}"
-    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|老是|老(?![师家人公婆大二三爷奶])|经常|每天(?:早上|晚上|下午|中午)?都|都要)[\u4e00-\u9fff]{{1,10}})"
+    rf"|[\u4e00-\u9fff]{{0,8}}(?:一定要|总是|每次都|从来不|从来都|不敢|离不开|老是|老(?![师家人公婆大二三爷奶])|经常|每天(?:早上|晚上|下午|中午)?都|都要)[\u4e00-\u9fff]{{1,10}})"
     # 我爸爸是程序员天天加班: what someone is, then what it brings every day
     rf"(?:(?:天天|每天|经常|总是)(?!都?(?:好|很|真|特别|超|可|太))[\u4e00-\u9fff]{{1,6}})?(?:了|啦|嘛|呢|哦|呀)?$"
 )
@@ -773,7 +778,7 @@ _HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger
 _NAMED_FIRST_EN = re.compile(
     rf"^([a-z][a-z'-]+)(?: is my (?:best friend|best mate|bestie|friend)\b.*| (?:has|'s got) an? (?:(?:twin |little |big |baby )?(?:sister|brother)"
     rf"|(?:pet |little |new )?(?:{_PETS_EN})) (?:named|called) [a-z][a-z'-]+| is allergic to [\w ,'-]{{2,40}}"
-    r"|(?: still| always)? sleeps with [\w ,'-]{2,40}| has (?:asthma|diabetes|eczema|adhd|autism|epilepsy|an? [\w ]{0,20}allergy)\b[\w ,'-]{0,40}"
+    r"|(?: still| always)? sleeps with [\w ,'-]{2,40}| has (?:asthma|diabetes|eczema|adhd|autism|epilepsy|c[o]?eliac(?: disease)?|an? [\w ]{0,20}allergy)\b[\w ,'-]{0,40}"
     r"| is an? (?:golden retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|poodle|spaniel|jack russell|beagle|border collie|husky"
     r"|pug|corgi|dachshund|chihuahua|shih tzu|french bulldog|bulldog|german shepherd|staffy|tabby|siamese|ragdoll))$", re.I)
 _NOT_A_SUBJECT_EN = {"bluey", "bingo", "peppa", "elsa", "olaf", "spiderman", "batman", "superman", "mickey", "minnie", "pikachu",
@@ -818,6 +823,7 @@ _PREDICATE_EN = re.compile(
     r"|(?: needs) (?:his|her) (?:night ?light|blanket|teddy|dummy)\b[\w ,'-]{0,40}"
     rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
+    r"| just learned (?:how )?to [\w ]{2,40}"
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|coeliac|celiac|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| don't| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     rf"| was an? (?:{_JOBS_EN})\b[\w ,'-]{{0,30}}"
@@ -833,7 +839,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 
 
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
-_CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|蛀牙|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
+_CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|蛀牙|离不开|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
 _CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:his|her) (?:night ?light|blanket|teddy|dummy)\b|\bgets (?:nightmares|really scared|scared)\b|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
@@ -846,7 +852,7 @@ _CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:hi
                       r"|\b(?:just |recently )?turned (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:\bis|'s) (?:really |so )?into\b|asthma|diabetic|autistic|(?:doesn't|does not|don't|can't|cannot|never|won't) (?:eat|drink|have)s?\b"
                       r"|(?:\bis|'s) (?:\w+ )?(?:years? old|\d+|one|two|three|four|five|six|seven|"
                       r"eight|nine|ten|eleven|twelve)\b|\b(?:likes|loves|hates|doesn't like|does not like|is scared of|is afraid of)\b"
-                      r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b", re.I)
+                      r"|\b(?:always|never|every)\b|\bgrade\b|\bkindergarten\b|\bpreschool\b|\blearned to\b", re.I)
 
 
 def _person_name_zh(value: str, cut: bool = False) -> str | None:
@@ -865,6 +871,11 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if not context.get("person") and not context.get("peer") and context.get("about") != "other":
         clause = (_THEIR_KIN_ZH if zh else _THEIR_KIN_EN).sub("我" if zh else r"\1my", clause, count=1)
     if zh:
+        named_first = _NAMED_FIRST_ZH.match(clause)
+        if (named_first and not re.match(rf"(?:{_KIN_ZH}|{_OTHERS_ZH}|宝宝|宝贝|孩子|大家|别人|人家|他们|她们|我们|你们|谁|这|那)", named_first.group(1))
+                and not _CHARACTERS_ZH.match(named_first.group(1)) and not re.search(r"[我你他她它不是也都还就没的了在和跟很最]", named_first.group(1))):
+            writes.append(opslib.write("fact", clause.replace("我们家", "主人家").replace("我家", "主人家")))
+            return True
         if _PEER_NAMED_ZH.match(clause):
             context["peer"] = True
             return True
@@ -942,7 +953,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
             return True
         # 住在我家隔壁: the child's home as a landmark, not a deed involving the child
         if (not _PREDICATE_ZH.search(rest) or _TRANSIENT_ZH.search(rest) or "你" in rest
-                or "我" in re.sub(r"(?<=[在到住])我(?:们)?家", "", rest)):
+                or "我" in re.sub(r"(?<=[在到住])我(?:们)?家|我们班的?", "", rest)):
             about = bool(m and rest and not m.group(0).startswith(("宝宝", "孩子")) and m.group(0)[:1] == "我")
             if about and not context.get("person"):
                 context["person"] = (relation, "")  # 我妹妹不叫朵朵 | 她叫多多: the 她 is still the sister
@@ -966,7 +977,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         else:
             subject = pronoun.group(0)
             context["child"] = subject  # 他快七岁了 | 还在上幼儿园大班: what follows is still the child's
-        writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我", "主人")))
+        writes.append(opslib.write("fact", subject + rest.replace("我们家", "主人家").replace("我们班", "主人的班").replace("我", "主人")))
         return True
     if re.match(rf"^[a-z]+'s (?:little |big |baby )?(?:{_KIN_EN}|{_OTHERS_EN})\b", clause, re.I) and not clause.lower().startswith(("it's", "that's", "he's", "she's", "what's", "there's")):
         context["peer"] = True  # peppa's little brother is george | he loves his dinosaur: someone else's family
@@ -1029,7 +1040,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                                                                   " turned", " absolutely", " really", " totally", " plays",
                                                                   " wears", " does", " gets", " just started", " started",
                                                                   " sleeps", " eats", " only", " always", " never", " won't",
-                                                                  " adores", " needs", " don't")):
+                                                                  " adores", " needs", " don't", " just learned")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1123,7 +1134,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
 _TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
-_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|来接|接我|过生日|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
+_PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|来接|接我|过生日|结婚|大寿|过寿|满月|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出|的生日|义卖|活动|开放日)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
@@ -1150,7 +1161,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b"
                       r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
                       r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
-                      r"|\b(?:is|are) doing (?:a|the|our|their) \w+"
+                      r"|\b(?:is|are) doing (?:a|the|our|their) \w+|\bpicks? (?:him|her|them|me|us) up\b"
                       rf"|^(?:on )?(?:{'|'.join(MONTHS_EN)}) \d{{1,2}}\w* (?:we|i) (?:fly|go|leave|travel|drive)\b"
                       # next month on the 3rd is my school concert, my recital is december 12th at 3
                       rf"|\bis (?:my|our|the|his|her|a) [\w' ]{{0,20}}\b(?:{_EVENT_EN})$"
@@ -1170,7 +1181,7 @@ _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|
                             rf"\b(?:{'|'.join(MONTHS_EN)}) \d|\bthe \d{{1,2}}(?:st|nd|rd|th) of\b", re.I)
 _MAYBE = re.compile(r"可能|也许|说不定|还没定|不一定|每隔|\bmaybe\b|\bmight\b|\bnot sure\b|\bsome ?time\b|\bsomeday\b|\bevery other\b", re.I)
 _NOT_PLANNED = re.compile(r"不(?:去|用|要去|上|来|回|参加)|不是(?:周|星期|礼拜|今天|明天|后天)|没有(?:课|安排)|\b(?:not|never)\b|n't\b", re.I)
-_NOT_A_PLAN = re.compile(r"只是|[吃用喝]到(?:周|星期|礼拜|下周|[今明后]天)|\buntil\b|\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
+_NOT_A_PLAN = re.compile(r"只是|才回|[吃用喝]到(?:周|星期|礼拜|下周|[今明后]天)|\buntil\b|\b(?:going to|gonna) be (?:a|an)\b|\b(?:favou?rite|best|worst) days?\b|下雨|下雪|刮风|天气|晴|阴天|冷|热|开心|高兴|\b(?:rain|snow|weather|sunny|cold|hot)\b", re.I)
 _PAST = re.compile(r"昨天|前天|刚才|刚刚|上周|上个星期|去年|上次|已经|[去到玩吃过完]了|\byesterday\b|\blast (?:week|night|time|year|month)\b|\bago\b"
                    r"|\bwent\b|\bwas\b|\bdid\b|\bhad\b", re.I)
 _REQUEST_ONLY = re.compile(r"^(?:你)?(?:要|记得|一定要)?(?:提醒|记得提醒|叫)(?:我|他|她|我们)(?:一下)?[哦呀啊吧哈喔]*$"
@@ -1412,8 +1423,8 @@ def _with_value(op: dict, value: str) -> dict | None:
 
 # A parent introducing themselves (我是他妈妈, i'm her dad): the name they give next is theirs
 _PARENT_ZH = re.compile(r"^我是(?:孩子他(?=爸|妈)|他|她|孩子|宝宝|(?:这|那)?(?:几|两|三)?个?孩子的|[\u4e00-\u9fff]{1,3}的)(妈妈|爸爸|妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)$")
-_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? (?:sweetheart |sweetie |kids |everyone )?)?(?:i'm|i am|this is) (?:his|her|their|the|the kids'?|\w+'s|\w+) "
-                        r"(mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa|nana|granny|grandad)$", re.I)
+_PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? (?:sweetheart |sweetie |kids |everyone )?)?(?:i'm|i am|this is|it's|its) (?:his|her|their|the|the kids'?|\w+'s|\w+) "
+                        r"(mom|mommy|mum|mother|dad|daddy|father|grandma|grandpa|nana|granny|grandad)(?: ([a-z][a-z'-]+))?$", re.I)
 
 
 # What a role does next in play: an intention said right after claiming the role
@@ -1550,6 +1561,11 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
         if parent:
             context["speaker"] = parent.group(1).lower()
+            named = parent.group(2) if parent.re is _PARENT_EN else None
+            if named and named.lower() not in _NOT_A_NAME_EN and not re.search(r"ing$|^(?:here|again|speaking)$", named, re.I):
+                # hi this is poppys mum gemma: the mother's name
+                relation = {"mommy": "mom", "mum": "mom", "daddy": "dad"}.get(context["speaker"], context["speaker"])
+                writes.append(_family(relation, _title(named)))
             continue
         if retracted and fixed and re.search(r"的[\u4e00-\u9fff]$", fixed.group(1)):
             # 我叫欣欣 开心的心 不对 是欣欣向荣的欣: a character explained again, the name stands

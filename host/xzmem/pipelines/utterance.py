@@ -44,7 +44,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
        r"\1's name is "),
       # my dads a builder: a relative's "is" said without its apostrophe
       (re.compile(r"\b((?:my|his|her) (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
-                  r"(?=a |an |the |\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+                  r"(?=a |an |the |in (?:\w+ grade|year|reception|kindergarten|preschool|nursery)\b|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
                   r"|sixteen|seventeen|eighteen|nineteen|twenty)\b)", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
@@ -135,7 +135,7 @@ _DAY_WORD_EN = (r"(?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
 _MONTH_WORD_EN = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
-_TAKE_BACK_EN = r"(?:,? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait))+,? (?:it's |its |it is )?"
+_TAKE_BACK_EN = r"(?:,? (?:no wait|wait no|no sorry|sorry|actually|i mean|i meant|oops|no|wait|make that|no make that))+,? (?:it's |its |it is )?"
 
 
 def _taken_back_zh(text: str) -> str:
@@ -192,6 +192,9 @@ def normalise(text: str) -> str:
             text = text.replace(said, meant)
         text = re.sub(r"(?:(?<=[我你他她])|(?<=生日))系(?=[\u4e00-\u9fff\d])", "是", text)
         text = re.sub(r"(?<!喜)欢喜(?=[\u4e00-\u9fff])", "喜欢", text)
+        text = text.replace("六一儿童节", "儿童节")
+        text = re.sub(r"(我姓[\u4e00-\u9fff])\s+(?=叫)", r"\1", text)  # 我姓黄 叫黄一帆
+        text = re.sub(r"^(?:我)?(?:刚才|之前|刚刚)?(?:我)?说错了[，,\s]+(?=不是(?:这个?|下个?)?(?:周|星期|礼拜|今天|明天|后天))", "", text)  # 刚才说错了 | 不是周三是周四…
         text = re.sub(r"(?<=我)(?:顶|老)(?=喜欢|爱|怕|讨厌)", "最", text)
         text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![是我你的和跟])(?:他|她)(?=奶奶|爷爷|妈妈|爸爸|外婆|外公|姥姥|姥爷)", "的", text)  # 妞妞她奶奶
         # 不是我喜欢恐龙 是我弟弟喜欢恐龙: who it is, said instead of the child
@@ -233,6 +236,12 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
     text = re.sub(r"\b(no|wait|its|it's|is|actually|sorry|mean) (1[0-2]|[1-9]) ([0-5]\d)\b", r"\1 \2:\3", text, flags=re.I)
     text = re.sub(r"\bgrand (ma|pa|mas|pas)\b", r"grand\1", text, flags=re.I)  # "my grand mas name": heard apart
+    text = re.sub(r"^were (?=going|driving|having|flying|visiting|doing|leaving|moving)", "we're ", text, flags=re.I)  # were = we're
+    text = re.sub(r"^([a-z]+)s my (best friend|best mate|friend)\b", r"\1 is my \2", text, flags=re.I)  # hannahs my best friend
+    text = re.sub(r"^(mommy|mummy|mommys|mummys|daddy|daddys|mama|papa)(?:'?s)? name\b", lambda m: "my " + m.group(1).rstrip("s").rstrip("'") + "'s name",
+                  text, flags=re.I) if re.match(r"^(?:mommy|mummy|daddy|mama|papa)'?s? name\b", text, re.I) else text
+    text = re.sub(r"\s+(?:obviously|of course|duh)$", "", text, flags=re.I)
+    text = re.sub(r"\s+(\w+) \1$", "", text) if re.search(r"\b(?:choo|vroom|beep|woof|meow|roar|moo|baa|oink|quack)\b \w+$", text, re.I) else text
     # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
     for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
                         (r"\bi no like\b", "i don't like"), (r"\bi (?:am )?living in\b", "i live in"), (r"\bi born\b", "i was born"),
@@ -296,7 +305,7 @@ _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind|never)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|no sorry|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno sorry) |(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name(?: is|'s)\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
@@ -407,7 +416,7 @@ _ASKS_WHAT_WAS_SAID = re.compile(r"^(?:我|我们)?(?:是不是|有没有)(?:已
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
-_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$|是[\u4e00-\u9fff]{1,6}还是[\u4e00-\u9fff]{1,6}$")
+_ASK_END_ZH = re.compile(r"(?:吗|么|来着|对吧|是吧|(?<!不)对不对|好不好|是不是|记得不|知道不|记得吧|知道吧)[呀啊哦]?$|^你.{1,16}不$|是[\u4e00-\u9fff]{1,6}还是[\u4e00-\u9fff]{1,6}$|^你[\u4e00-\u9fff]{1,10}还是[\u4e00-\u9fff]{1,8}$")
 
 
 def asks_all(sentence: str) -> bool:
@@ -505,7 +514,7 @@ _JOKE_END = re.compile(r"(?:才怪|骗你的|开玩笑的|逗你的|逗你玩的
 _PRETEND = re.compile(
     r"如果|要是|假如|假设|假装|万一|玩游戏|来玩|玩过家家|过家家|演戏|扮演|变成|变身|就好了|长大(?:了|以后|后)?(?:要|想|会)"
     r"|来当|来扮|我(?:是|当)[^，。\s]{1,8}\s*你(?:是|当)|我当[^，。\s]{1,6}\s*你(?:当|来)|^(?:从)?现在(?:开始)?我是|你(?:当|演|扮)[^，。\s]{1,8}\s*我(?:当|演|扮|是)"
-    r"|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
+    r"|^(?:我们|咱们)?玩[\u4e00-\u9fff]{1,8}的?游戏|(?:我们|咱们|一起)玩[\u4e00-\u9fff]{1,6}吧|(?:我们|咱们)玩(?=[\u4e00-\u9fff]{1,8}(?:我|你)(?:当|演|扮))|\blet'?s say\b|\bpretend\b|\blet'?s play\b|\bplaying (?:house|pretend|a game)\b|\bmake[- ]believe\b|\bwhat if\b|\bif (?:i|we|you)\b"
     r"|梦见|梦到|做梦|梦里|(?:故事|动画片|动画|电视|书|游戏|电影)里"
     rf"|我是(?:一只|一个|一头|一条|只|个)?(?:小|大)?(?:{_ROLES_ZH})|\bi'?m (?:a |an |the )?(?:little |big )?(?:{_ROLES_EN})\b"
     r"|我(?:现在)?是(?:一只|一头|一条|只)?(?:小|大)?(?!属)[\u4e00-\u9fff]{0,2}(?:猫|狗|虎|兔|熊|龙|猪|鸟|鱼|马|羊|牛|猴|鸡|鸭)(?:咪|子)?(?![\u4e00-\u9fff]{0,3}[班人的])"
