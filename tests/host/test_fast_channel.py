@@ -1932,3 +1932,24 @@ def test_more_regional_and_second_language_lines(text, expected):
 ])
 def test_a_general_week_of_children_and_parents(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("next friday is my birthday and im gonna be nine", [("birthday", "11-27")]),  # an age to come is no plan
+    ("the christmas concert is on the 17th at 6 pm", [("schedule", "the concert")]),
+    ("i love the snow outside look", []),
+    ("my favorite color is green no actually its teal", [("like", "teal")]),
+    ("im a police officer and youre under arrest", []),
+    ("i love unicorns and um lets play unicorns you be the baby one", [("like", "unicorns")]),
+    ("i hate tomatoes but i like ketchup which is weird", [("dislike", "tomatoes"), ("like", "ketchup")]),
+    ("so um like spiders are gross and also snakes", [("dislike", "spiders")]),
+    ("i dunno maybe i like blue", []),
+    ("my dad is a superhero he can lift the car with one hand", []),
+    ("i'm scared of clowns ever since i saw one at a birthday party", [("dislike", "clowns")]),
+    ("my favorite animal is a red panda and my second favorite is um otters", [("like", "a red panda"), ("like", "otters")]),
+    ("hey its me maddie again", [("name", "Maddie")]),
+    ("i do gymnastics", [("fact", "The user does gymnastics")]),
+    ("also my cousin is getting married on december fifth", [("schedule", "my cousin is getting married")]),
+])
+def test_rambling_english_likings_plays_and_plans(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -110,7 +110,8 @@ class Signal:
 _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀啊](?=[\u4e00-\u9fff])")
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶咯嘞噻伐]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
-_TAIL_EN = re.compile(r"\s+(?:my (?:mother|mom|mum|dad|father|grandma|nani|nana|dadi) \w+.*|a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
+_TAIL_EN = re.compile(r"\s+(?:my (?:mother|mom|mum|dad|father|grandma|nani|nana|dadi) \w+.*|which .+|because .+|cause .+|ever since .+|when (?:they|it|he|she) .+|"
+                      r"like (?!a )(?:the )?\w+(?: \w+)?|go the \w+|look|and|oh|um|a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
@@ -151,7 +152,7 @@ def _clean(value: str, zh: bool) -> str:
         value = re.split(r"[啦呀嘛](?=[\u4e00-\u9fff]{2})", value)[0]
         return _TAIL_ZH.sub("", re.split(r"了(?=[\u4e00-\u9fff])", value)[0])
     value = _TAIL_EN.sub("", _TAIL_EN.sub("", value))  # slime so much especially the glittery kind: both go
-    value = re.sub(r"^(?:the |a )?\w+ no (?:the |a )?(?=\w+(?: \w+)?$)", "", value, flags=re.I)  # the purple no the green
+    value = re.sub(r"^(?:the |a )?\w+ no (?:actually |wait |sorry )?(?:it'?s )?(?:the |a )?(?=\w+(?: \w+)?$)", "", value, flags=re.I)  # the purple no the green
     return value[3:] if value.lower().startswith("to ") else value
 
 
@@ -178,7 +179,7 @@ _EN_SUBJECT = [
     (re.compile(r"^I(?:'ve| have)\b", re.I), "The user has"),
     (re.compile(r"^I(?:'ll| will)\b", re.I), "The user will"),
     (re.compile(r"^I(?:'d| would)\b", re.I), "The user would"),
-    (re.compile(r"^I (?:always |still |usually |often )?(?:go|work|live|wear|sleep|speak|take|use|need|play)\b", re.I), None),
+    (re.compile(r"^I (?:always |still |usually |often )?(?:go|work|live|wear|sleep|speak|take|use|need|play|do)\b", re.I), None),
     (re.compile(r"^I can\b", re.I), "The user can"),
     (re.compile(r"^we(?:'ve| have)(?: got)?\b", re.I), "The user's family has"),
     (re.compile(r"^we\b", re.I), "The user's family"),
@@ -279,7 +280,7 @@ _NAME_EN = re.compile(r"\b(?:my (?:real |full |first |english )?name(?:'s| is)|m
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me|it is me) "
                             # hi i'm mommy: a parent saying who they are to the child, not a name
-                            r"(?!(?:mommy|mummy|mom|mum|mama|daddy|dad|papa|grandma|grandpa|nana|granny|grandad)$)([a-z][a-z'-]+)$", re.I)
+                            r"(?!(?:mommy|mummy|mom|mum|mama|daddy|dad|papa|grandma|grandpa|nana|granny|grandad)$)([a-z][a-z'-]+)(?: again)?$", re.I)
 _AGE_ZH = re.compile(rf"{_LEAD_ZH}(?:我(?:叫[\u4e00-\u9fff]{{1,4}}?(?=今年))?)?(?:今年|现在)?(?:马上就要|马上要|快要|就要|要|就是|就|是|已经|才|刚|快|都)?满?({ZH_NUM})周?岁")
 # What may open an English statement before its "I" (and i'm six, hi i'm zoe, actually i live in…)
 _LEAD_EN = r"^(?:(?:and|so|well|oh|yeah|yes|ok|okay|actually|hi|hello|hey|now|also|but|no|wait|see)\s+)*"
@@ -334,6 +335,8 @@ _PET_ZH = re.compile(
     r"^(?:我(?:们)?(?:家)?|家)(?:里)?(?:还|也)?(?:有|养了|养着|养)(?:[一两二三四五几\d])?(?:只|条|匹|头)(?:小)?[\u4e00-\u9fff]{0,3}"
     r"(?:猫|狗|鱼|龟|兔|鼠|鸟|鸡|鸭|鹅|猪|马|羊|蛇|蚕|鹦鹉|八哥|蜥蜴|子|咪|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧)(?:(?:它)?(?:的)?(?:名字)?叫[\u4e00-\u9fff]{1,4}|会[\u4e00-\u9fff]{1,4})?$"
 )
+_ACTIVITIES_EN = (r"karate|ballet|swimming|swim|soccer|football|piano|gymnastics|dance|tennis|hockey|taekwondo|judo|chess|art|music|"
+                  r"drama|scouts|cricket|rugby|netball|basketball|baseball|violin|guitar|tutoring|speech|ot|physio")
 _JOBS_EN = (r"engineer|developer|programmer|teacher|nurse|doctor|architect|student|designer|"
             r"lawyer|accountant|driver|chef|cook|officer|firefighter|farmer|writer|journalist|manager|artist|musician|scientist|"
             r"dentist|pilot|mechanic|electrician|plumber|cashier|pharmacist|vet|veterinarian|professor|researcher|consultant|"
@@ -357,13 +360,16 @@ _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|ve
                        r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)$"
                        r"|^I (?:always |still )?(?:sleep|have to sleep) with (?:my|a) [\w ]{2,40}$"
                        r"|^I play (?:on|for) (?:a|the|my school'?s?|my) [\w ]{2,30}team$"
+                       rf"|^I do (?:{_ACTIVITIES_EN})(?: and (?:{_ACTIVITIES_EN}))?$|^I(?:'m| am) an? \w+ belt$"
+                       r"|^I play (?:the )?(?:violin|piano|cello|guitar|drums|flute|trumpet|clarinet|recorder|viola|ukulele|saxophone)$"
+                       r"|^I(?:'m| am) in the [\w ]{0,20}(?:orchestra|band|choir)$"
                        r"|^I play (?:the )?(?:violin|piano|cello|guitar|drums|flute|trumpet|clarinet|recorder|viola|ukulele|saxophone)"
                        r" in (?:the |a |my )?[\w ]{0,20}(?:orchestra|band|choir)$", re.I)
 _SCHOOL_EN = re.compile(r"^I(?:'m| am) in (?:the )?(?:\w+ grade|grade \w+|kindergarten|preschool|year \w+|reception|(?:mr|mrs|ms|miss) \w+ class)\b"
                         r"|^I go to [\w .'-]{0,30}(?:school|elementary|academy|kindergarten|preschool|daycare|nursery|primary|montessori)$", re.I)
 # A skill is said of itself; "i can do it", "i can sing you a song", "i can play now", 我会打你 are about the moment
 _MOMENT_SKILL = re.compile(r"你|\b(?:you|your|it|this|that|today|tonight|right now|again|too|later|mind)\b|\b(?:play|go|come|do)(?: now)?$", re.I)
-_SKILL_EN = re.compile(r"^I (?:can|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
+_SKILL_EN = re.compile(r"^I (?:can(?: also| even)?|just learned (?:how )?to|learned (?:how )?to) (?:swim|ride|read|write|count|tie|whistle|skate|ski|spell|draw|dance|sing|cook|juggle|climb|"
                        r"speak|play|do|snap|skip|jump)\b[\w ]{0,40}$", re.I)
 _ANIMALS_ZH = "猫猫|金毛|泰迪|柯基|哈士奇|拉布拉多|柴犬|比熊|边牧|橘猫|狸花猫|布偶猫|英短|狗|猫|小狗|小猫|狗狗|猫咪|兔子|小兔|仓鼠|乌龟|小乌龟|金鱼|小鱼|鹦鹉|小鸟|蜥蜴|小仓鼠|小熊|玩具熊|娃娃|布娃娃|玩偶"
 _PET_NAME_ZH = re.compile(rf"^我(?:们)?(?:家)?(?:的|里的)?(?:那|这)?(?:只|条|个)?(?:{_ANIMALS_ZH})(?:的名字|名字)?(?:叫|是)[\u4e00-\u9fff]{{1,4}}$")
@@ -414,7 +420,8 @@ _REFUSES_ZH = re.compile(r"^我(?:从来|从小就|一直|平时|都|也|就|根
 _TASTE_ZH = re.compile(r"^([\u4e00-\u9fff]{1,8}?)(?:最|太|好|真|超|特别)(难吃|难喝|好吃|好喝)(?:了|啦|呀)?$")
 _SUBCLAUSE_ZH = re.compile(r"^(?:(?:吃|喝|看|玩|听|做)?的(?!是)|得|时|的时候|的话|死)")  # 爱死你了: a degree, not a thing liked
 _SUBCLAUSE_EN = re.compile(r"^(?:if|because|that|called|named|is|was|are|were)\b", re.I)  # a question's leftover: …i like called again
-_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda |kind of |a bit |a little )?(?:scared|afraid|frightened|terrified) of (.{2,30})$"
+_FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda |kind of |a bit |a little )?(?:scared|afraid|frightened|terrified) of (.{2,30}?)"
+                      r"(?: ever since .+| since .+| because .+| when .+)?$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
                       r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me(?: so much| so so much| a lot)?(?: especially .+)?$"
@@ -423,10 +430,10 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
                       # broccoli is yucky: one kind of food or thing
                       r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+(?: [a-z]+)?) is "
-                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting)$"
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|boring|scary|the worst)$"
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
                       r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
-_FAVOURITE_EN = re.compile(r"\bmy (?:most )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)(?:i (?:like|love) .* no (?:the |a )?|(?!i\b))([\w ]{1,30}?) (?:is|are) my "
+_FAVOURITE_EN = re.compile(r"\bmy (?:most |second |other )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)(?:i (?:like|love) .* no (?:the |a )?|(?!i\b))([\w ]{1,30}?) (?:is|are) my "
                            r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
@@ -827,7 +834,7 @@ _PREDICATE_EN = re.compile(
     r"|(?:'s| is) (?:a )?(?:lactose intolerant|gluten intolerant|coeliac|celiac|vegetarian|vegan|diabetic|autistic|deaf|colou?r ?blind|left-handed)"
     r"|(?: doesn't| does not| don't| never| can't| cannot| won't| will not) [a-z]+[\w ,'-]{0,40}"
     rf"| was an? (?:{_JOBS_EN})\b[\w ,'-]{{0,30}}"
-    r"| used to (?:be|work|live|teach|play|drive|fly) [\w ,'-]{1,40}| (?:moved|has moved|just moved) to (?!the |my |our |his |her |your )[\w ,'-]{2,40}"
+    r"| used to (?:be|work|live|teach|play|drive|fly) [\w ,'-]{1,60}| (?:moved|has moved|just moved) to (?!the |my |our |his |her |your )[\w ,'-]{2,40}"
     r"|(?: also| really| still| always| absolutely| totally| just)? (?:doesn't like|does not like|can't stand|comes from|is allergic|can|(?!says\b|wants\b|"
     r"needs\b|thinks\b|is\b|was\b)[a-z]{2,}s)\b[\w ,'-]{1,40})$",
     re.I,
@@ -1079,6 +1086,8 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
     if _TRANSIENT_EN.search(rest) or not _PREDICATE_EN.search(rest) or re.search(r"(?<!lives )(?<!live )\bwith (?:me|us)\b", rest, re.I):
         if m and not known:
             context["person"] = (m.group(1).lower(), "")
+        if re.search(r"\b(?:a |an )?(?:super ?hero|robot|monster|giant|wizard|dragon|dinosaur|ninja|alien)\b", rest, re.I):
+            context["peer"] = True  # my dad is a superhero | he can lift the car: a story about him
         return bool(m)
     if pronoun and context.get("about") == "pet":
         return True  # my dog's name is biscuit | he's three: the pet's, not a person's
@@ -1138,8 +1147,6 @@ _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出|的生日|义卖|活动|开放日)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
 _BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
-_ACTIVITIES_EN = (r"karate|ballet|swimming|swim|soccer|football|piano|gymnastics|dance|tennis|hockey|taekwondo|judo|chess|art|music|"
-                  r"drama|scouts|cricket|rugby|netball|basketball|baseball|violin|guitar|tutoring|speech|ot|physio")
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding|"
              r"conference|assembly|fair|sale|parade|ceremony|camp|workshop|fundraiser|disco|sports day")
@@ -1158,7 +1165,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       r"|\b(?:break|holidays?|vacation|term|school|camp|half term) (?:starts|begins|ends|finishes)\b"
                       # the appointment got moved to monday, my cousins are visiting, dad gets back friday, she's coming
                       r"|\b(?:got |was |has been |is )?(?:moved|changed|pushed|switched) to\b|\b(?:are|is|'s|'re) (?:visiting|coming)\b"
-                      r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b"
+                      r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b|\b(?:is|are|'s) getting married\b"
                       r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
                       r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
                       r"|\b(?:is|are) doing (?:a|the|our|their) \w+|\bpicks? (?:him|her|them|me|us) up\b"
@@ -1166,7 +1173,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       # next month on the 3rd is my school concert, my recital is december 12th at 3
                       rf"|\bis (?:my|our|the|his|her|a) [\w' ]{{0,20}}\b(?:{_EVENT_EN})$"
                       rf"|\b(?:{_EVENT_EN}) (?:is|are) (?:on )?(?:{'|'.join(MONTHS_EN)})\b"
-                      rf"|\bit'?s (?:\w+'?s )?(?:{_EVENT_EN})\b"
+                      rf"|\bit'?s (?:[\w']+ ){{0,3}}(?:{_EVENT_EN})\b"
                       rf"|^(?:my|our|her|his|the) [\w' ]{{0,20}}\b(?:{_EVENT_EN}) (?:is|are) (?:this|next|on|at|tomorrow|today|tonight|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|^the day after tomorrow is\b"
                       # chess club is every tuesday at 3:15, swimming lessons are on tuesday, tuesday for the dentist at 2
@@ -1209,7 +1216,8 @@ def _birthday_only(clause: str) -> bool:
 
 def _is_plan(clause: str, before: str = "") -> bool:
     """Whether a clause says something to do (its time may be in `before`, the clause said just ahead)."""
-    if _birthday_only(clause) or _AGE_ZH.search(clause) and not re.search(r"去|(?<!马)上|参加|考", clause):
+    if (_birthday_only(clause) or _AGE_ZH.search(clause) and not re.search(r"去|(?<!马)上|参加|考", clause)
+            or re.search(r"\b(?:gonna|going to|will|'ll) (?:be|turn) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", clause, re.I)):
         return False  # 明天就是我的生日 | 我要八岁了: an age to be reached, not a plan
     if _PAST.search(clause) and not re.search(r"明天|后天|下周|下个|\btomorrow\b|\bnext\b", clause, re.I):
         return False
@@ -1272,7 +1280,7 @@ def _todo_content(text: str) -> str:
         body = re.sub(r"^(?:the )?(?:morning|afternoon|evening|night)\s+", "", body, flags=re.I)
         body = re.sub(r"^(?:to|is|are)\s+", "", body, flags=re.I)  # "next tuesday is picture day": the day's event
         body = re.sub(r"^(?:can|could|will|would) you (?:please )?|\s+(?:is|are)$", "", body, flags=re.I)
-        body = re.sub(r"^(?:(?:oh|so|actually|wait|ok|okay|well|and|also|scratch that),? )+|\s+(?:got |was |has been )?(?:moved|changed|pushed) to$",
+        body = re.sub(r"^(?:(?:oh|so|actually|wait|ok|okay|well|and|also|scratch that|it's|its),? )+|\s+(?:got |was |has been )?(?:moved|changed|pushed) to$",
                       "", body, flags=re.I)
     return re.sub(r"\s{2,}", " ", body).strip(" ，,") or text
 
@@ -1385,7 +1393,7 @@ def detect_high_signals(user_text: str, now: datetime | None = None) -> list[Sig
 
 
 _DENIED_EN = re.compile(r"^my (name)(?: is not| isn't|'s not) \w+$|^I (?:don't|do not) live in [\w ]+$", re.I)
-_RETRACT = re.compile(r"^(?:[哦啊呃哎]\s*)?(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|oops|i mean|i meant|sorry)$", re.I)
+_RETRACT = re.compile(r"^(?:[哦啊呃哎]\s*)?(?:不对|不是|错了|说错了|我说错了|no|wait no|no wait|no no|no sorry|no actually|oops|i mean|i meant|sorry)$", re.I)
 # What a bare value said after a retraction means, by the kind of memory taken back:
 # my birthday is august 22nd | wait no | august 23rd, i live in boston | no | austin
 _SAID_AGAIN = {"birthday": ("我的生日是", "my birthday is "), "location": ("我住在", "I live in "), "like": ("我喜欢", "I like "),
@@ -1394,6 +1402,8 @@ _SAID_AGAIN = {"birthday": ("我的生日是", "my birthday is "), "location": (
 
 def _said_again(clause: str, retracted: list[dict], categories: set[str], context: dict) -> list[dict]:
     """The corrected value of a birthday, place or liking taken back, said bare; [] when the clause is not one."""
+    if not HAN.search(clause):
+        clause = re.sub(r"^(?:actually,? |no,? )?(?:it'?s |it is )?", "", clause, flags=re.I)  # no | actually it's teal
     for op in retracted:
         prefix = _SAID_AGAIN.get(op["type"])
         if prefix:
@@ -1412,7 +1422,8 @@ def _with_value(op: dict, value: str) -> dict | None:
         said = re.sub(r"(?:周)?岁.*$|\s*(?:years? old)?$", "", value, flags=re.I)
         age = zh_number(said) if HAN.search(said) else (int(said) if said.isdigit() else en_number(said.lower()))
         return opslib.write("age", str(age)) if age and 0 < age < 130 else None
-    value = _said_once(_TAIL_ZH.sub("", value) or value) if HAN.search(value) else _title(value)
+    value = (_said_once(_TAIL_ZH.sub("", value) or value) if HAN.search(value)
+             else _title(value) if op["type"] in ("name", "family", "location") else value)
     named = re.search(r"叫[\u4e00-\u9fff]{1,4}$", op["content"]) if op["type"] == "fact" else None
     if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
         return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
@@ -1428,7 +1439,8 @@ _PARENT_EN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,? (?:sweetheart |sweet
 
 
 # What a role does next in play: an intention said right after claiming the role
-_ACTS_IN_PLAY = re.compile(r"^我(?:要|来|会|马上|现在)(?!去上班|上班)|^(?:and )?i'?m (?:gonna|going to)\b|^(?:and )?i(?:'ll| will)\b", re.I)
+_ACTS_IN_PLAY = re.compile(r"^我(?:要|来|会|马上|现在)(?!去上班|上班)|^(?:and )?i'?m (?:gonna|going to)\b|^(?:and )?i(?:'ll| will)\b"
+                           r"|^(?:and )?you'?re under arrest\b|^(?:and )?(?:hands up|freeze)\b", re.I)
 
 
 def _asks_back(said: list[str]) -> bool:

@@ -289,6 +289,9 @@ def parse_when(sentence: str, now: datetime) -> tuple[str, str] | None:
             day += timedelta(days=7)  # 下下周二: the week after next
     else:
         m = DAY_EN.search(sentence)
+        if m and m.group(1) and m.group(1).lower() in _HOLIDAYS:
+            # the christmas concert is on the 17th: a holiday naming the event, the date said after it is the day
+            m = next((d for d in DAY_EN.finditer(sentence, m.end()) if not d.group(1)), m)
         if m:
             day, weekday = _day_en(m, today)
             named = True

@@ -34,7 +34,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
     ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
-    ("theyre", "they're"), ("its (?=my|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
+    ("theyre", "they're"), ("its (?=my|me|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "), ("valentines", "valentine's"), ("new years", "new year's"),
     ("my names", "my name's"), ("his names", "his name's"), ("her names", "her name's"),
 )] + [(re.compile(r"\b((?:my|his|her|our) (?:\w+ )?\w+?)s name\b", re.I), r"\1's name"),
@@ -230,7 +230,7 @@ def normalise(text: str) -> str:
         text = _SPELLED_ZH.sub(lambda m: m.group(0).replace(" ", ""), text)
         return re.sub(r"\s{2,}", " ", text).strip()
     text = _FILLER_EN.sub(" ", text)
-    text = re.sub(r"^(?:like|so like|and like),?\s+", "", text, flags=re.I)
+    text = re.sub(r"^(?:(?:so|and|oh|um)\s+)*like,?\s+", "", re.sub(r"\s{2,}", " ", text).strip(), flags=re.I)
     text = _FILLER_LIKE.sub(r"\1", text)
     text = re.sub(r"\bat (\d{1,2}) (\d{2})\b", r"at \1:\2", text)  # "at 6 30" as speech recognition writes it
     text = re.sub(r"\b(?:at )?(\d{1,2}) (\d{2})\b(?= for\b|$)", r"at \1:\2", text)  # "friday at 11 30 for him"
@@ -305,7 +305,7 @@ _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind|never)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|no sorry|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno sorry) |(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|no sorry|no actually|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno sorry) |(?<=\bno actually) |(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name(?: is|'s)\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
@@ -436,7 +436,8 @@ _HEDGE = re.compile(r"也许|说不定|大概吧|可能吧|好像|(?:我)?(?:也
 def sure(said: list[str]) -> list[str]:
     """The clauses said for sure: a hedged clause states nothing to store, and a bare hedge cut off on
     its own ("i think", "i don't know") hedges the clauses either side of it."""
-    bare = [bool(_HEDGE.fullmatch(c.strip(" ,.!。，！吧"))) for c in said]
+    bare = [bool(_HEDGE.fullmatch(c.strip(" ,.!。，！吧")) or re.fullmatch(r"(?:i dunno|i don't know|i think|not sure)(?: maybe| probably)?", c.strip(" ,.!"), re.I))
+            for c in said]
     return [c for i, c in enumerate(said)
             if not _HEDGE.search(c) and not (i and bare[i - 1]) and not (i + 1 < len(bare) and bare[i + 1])]
 
