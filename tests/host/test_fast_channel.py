@@ -1953,3 +1953,18 @@ def test_a_general_week_of_children_and_parents(text, expected):
 ])
 def test_rambling_english_likings_plays_and_plans(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("me is four", [("age", "4")]),
+    ("i a big boy", [("gender", "男")]),
+    ("i scared of the dark", [("dislike", "the dark")]),
+    ("my name lily", [("name", "Lily")]),
+    ("no like shots", [("dislike", "shots")]),
+    ("uh my nan my nans called pat", [("family", ("nan", "Pat"))]),
+    ("i hate when my brother takes my toys", [("dislike", "when my brother takes my toys")]),
+    ("my name is um its harper and i live in ohio", [("name", "Harper"), ("location", "Ohio")]),
+    ("you know my friend jack he has a trampoline", [("fact", "The user's friend Jack has a trampoline")]),
+])
+def test_a_small_childs_grammar_and_restarts(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

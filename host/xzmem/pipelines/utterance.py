@@ -242,6 +242,17 @@ def normalise(text: str) -> str:
                   text, flags=re.I) if re.match(r"^(?:mommy|mummy|daddy|mama|papa)'?s? name\b", text, re.I) else text
     text = re.sub(r"\s+(?:obviously|of course|duh)$", "", text, flags=re.I)
     text = re.sub(r"\s+(\w+) \1$", "", text) if re.search(r"\b(?:choo|vroom|beep|woof|meow|roar|moo|baa|oink|quack)\b \w+$", text, re.I) else text
+    # a small child's grammar, said as it is meant (me is four, i five, i a girl, i scared of the dark, my name lily)
+    for said, meant in ((r"^(?:me|i) is\b", "i'm"), (r"^i (?=(?:one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})$)", "i'm "),
+                        (r"^i (?=a (?:big |little )?(?:girl|boy)$)", "i'm "), (r"^i (?=(?:scared|afraid|allergic)\b)", "i'm "),
+                        (r"^my name (?=[a-z]+$)", "my name is "), (r"^no like\b", "i don't like"), (r"\bi gots\b", "i have"),
+                        (r"\b(her|his) name (?=[a-z]+$)", r"\1 name is "), (r"\bi go (?=preschool|school|kindergarten|daycare|nursery)", "i go to ")):
+        text = re.sub(said, meant, text, flags=re.I)
+    text = re.sub(r"\s+(?:and (?:that'?s it|yeah|stuff)|haha(?: get it)?|hehe|lol)$", "", text, flags=re.I)
+    text = re.sub(r"\bmy (?:mom|mum|dad|nan|nana|brother|sister|grandma|grandpa) (?=my (?:mom|mum|dad|nan|nana|brother|sister|grandma|grandpa))", "",
+                  text, flags=re.I)  # my nan my nans called pat: the relative said again
+    text = re.sub(r"^my name is (?:um )?it'?s ", "my name is ", text, flags=re.I)
+    text = re.sub(r"^(?:you know|basically|so basically),? ", "", text, flags=re.I)
     # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
     for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
                         (r"\bi no like\b", "i don't like"), (r"\bi (?:am )?living in\b", "i live in"), (r"\bi born\b", "i was born"),
