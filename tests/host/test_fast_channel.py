@@ -1968,3 +1968,20 @@ def test_rambling_english_likings_plays_and_plans(text, expected):
 ])
 def test_a_small_childs_grammar_and_restarts(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("milo is allergic to eggs so he cant have the cake", [("fact", "Milo is allergic to eggs")]),
+    ("you know what my dad drives a big truck for work", [("fact", "The user's dad drives a big truck for work")]),
+    ("whats your favorite animal mine is a sloth", [("like", "a sloth")]),
+    ("im eight ill be nine in march", [("age", "8")]),
+    ("my cat is called luna no wait lulu", [("fact", "The user's cat is called lulu")]),
+    ("guess what tomorrow is my birthday", [("birthday", "11-23")]),
+    ("december 12th is my grandpas birthday", [("schedule", "my grandpas birthday")]),
+    ("十二月二十号是她的生日", []),  # whose day it is is not clear: no plan
+    ("sorry his birthday is may 4th no wait may 14th", []),
+    ("remind him tomorrow at 7 45 to bring his library book", [("schedule", "bring his library book")]),
+    ("im obsessed with slime especially the glittery kind", [("like", "slime")]),
+])
+def test_an_ordinary_week_in_english_and_birthdays_that_are_not_the_childs(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -357,7 +357,7 @@ _TRAIT_EN = re.compile(r"^I(?:'m| am) (?:lactose intolerant|gluten intolerant|ve
                        r"(?: now| last \w+)?(?: since [\w ]{2,20})?$"
                        # a club, a team, an orchestra the child belongs to
                        r"|^I (?:just )?joined (?:the )?[\w ]{2,30}(?:club|team|choir|orchestra|band|scouts|brownies|cubs|guides)\b[\w ]{0,20}$"
-                       r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)$"
+                       r"|^I(?:'m| am) on the [\w ]{2,30}(?:team|squad)(?: in \w+)?$"
                        r"|^I (?:always |still )?(?:sleep|have to sleep) with (?:my|a) [\w ]{2,40}$"
                        r"|^I play (?:on|for) (?:a|the|my school'?s?|my) [\w ]{2,30}team$"
                        rf"|^I do (?:{_ACTIVITIES_EN})(?: and (?:{_ACTIVITIES_EN}))?$|^I(?:'m| am) an? \w+ belt$"
@@ -424,7 +424,7 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"(?: ever since .+| since .+| because .+| when .+)?$"
                       # the thing feared said first: thunderstorms scare me (not it, you, a person or someone's deed)
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
-                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me(?: so much| so so much| a lot)?(?: especially .+)?$"
+                      r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me(?: so much| so so much| a lot| like a lot)?(?: especially .+)?$"
                       # spiders are gross: a kind of thing (a plural), not people
                       r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
@@ -434,7 +434,7 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"|^I(?:'m| am) not (?:really |much of )?(?:a )?(?:big |huge )?fan of (?!you\b)(.{2,30})$"
                       r"|^I(?:'m| am) not (?:really )?into (?!you\b)(.{2,30}?)(?: anymore| any more)?$", re.I)
 _FAVOURITE_EN = re.compile(r"\bmy (?:most |second |other )?favou?rite (?:[\w ]{1,30}? )?is (?!(?:you|it|that|this)\b)(?!.*\bones?$)(.{1,30})$|^(?!it\b|that\b|this\b|you\b)(?:i (?:like|love) .* no (?:the |a )?|(?!i\b))([\w ]{1,30}?) (?:is|are) my "
-                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30})$"
+                           r"(?:most )?favou?rite\b|^I(?:'m| am) (?:really |so |super )?(?:into|a (?:big |huge )?fan of|obsessed with|crazy about) (.{2,30}?)(?: especially .+)?$"
                            r"|^what I (?:really )?(?:like|love)(?: (?:the )?(?:most|best))? is (.{2,30})$"
                            # pizza is the best food ever; not of a person or the companion (my mom is the best)
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy)\b)([a-z]+(?: [a-z]+)?) (?:is|are) "
@@ -997,7 +997,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
         friend = re.match(r"is my (best friend|best mate|bestie|friend)\b(.*)$", said, re.I)
         said = f"The user's {friend.group(1).lower()} is {name}{friend.group(2)}" if friend else f"{name} {said}"
         writes.append(opslib.write("fact", said))
-        context["person"] = ("", name)
+        context["peer"] = True  # milo is allergic to eggs | so he cant have the cake: the moment's, not kept
         return True
     m = _THIS_IS_KIN_EN.search(clause)
     if m and m.group(2).lower() not in _NOT_A_NAME_EN:
@@ -1146,7 +1146,7 @@ _TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提�
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|来接|接我|过生日|结婚|大寿|过寿|满月|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出|的生日|义卖|活动|开放日)$")
 # the child's own birthday is a date to keep, not a plan; a party, or someone else's birthday on a day, is one
-_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )\bbirthday\b(?! party)", re.I)
+_BIRTHDAY_WORD = re.compile(r"生日(?!会|派对|聚会)|(?<!'s )(?:(?<=his )|(?<=her )|(?<!s ))\bbirthday\b(?! party)", re.I)
 _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|concert|test|exam|trip|match|meeting|playdate|birthday|"
              r"sleepover|checkup|check-up|tournament|competition|performance|rehearsal|day|show-and-tell|visit|play|field trip|wedding|"
              r"conference|assembly|fair|sale|parade|ceremony|camp|workshop|fundraiser|disco|sports day")
@@ -1210,7 +1210,7 @@ def _birthday_only(clause: str) -> bool:
     """A date said of a birthday is the birthday, not an appointment; a birthday party is one."""
     return bool(_BIRTHDAY_WORD.search(clause)) and not re.search(
         r"生日(?:会|派对|聚会)|birthday party|给(?!我)[\u4e00-\u9fff]{1,4}过生日|(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|爸爸|妈妈|哥哥|姐姐|弟弟|妹妹"
-        r"|[\u4e00-\u9fff][^\s我的])的生日",
+        r"|[\u4e00-\u9fff][^\s我的他她])的生日",
         clause, re.I)  # 给奶奶过生日, 十二月十二号是我爷爷的生日: someone else's day, a plan
 
 
@@ -1424,9 +1424,10 @@ def _with_value(op: dict, value: str) -> dict | None:
         return opslib.write("age", str(age)) if age and 0 < age < 130 else None
     value = (_said_once(_TAIL_ZH.sub("", value) or value) if HAN.search(value)
              else _title(value) if op["type"] in ("name", "family", "location") else value)
-    named = re.search(r"叫[\u4e00-\u9fff]{1,4}$", op["content"]) if op["type"] == "fact" else None
-    if named:  # 我家小狗叫豆豆 不对 叫豆包: the pet or the person keeps its place, the name is the new one
-        return opslib.write("fact", op["content"][: named.start()] + "叫" + value)
+    named = re.search(r"叫[\u4e00-\u9fff]{1,4}$|\b(?:called|named) [a-z][a-z'-]+$", op["content"], re.I) if op["type"] == "fact" else None
+    if named:  # 我家小狗叫豆豆 不对 叫豆包, my cat is called luna no wait lulu: the pet keeps its place, the name is the new one
+        word = "叫" if HAN.search(named.group(0)) else named.group(0).split()[0] + " "
+        return opslib.write("fact", op["content"][: named.start()] + word + value)
     if op["type"] == "family":
         return _family(op["relation"], value, op.get("closeness", 3))
     return opslib.write(op["type"], value)
@@ -1565,7 +1566,8 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
             retracted, previous = [], ops
             continue
         fixed = _FIXED.match(clause)
-        if (not fixed and not HAN.search(clause) and any(op["type"] in ("name", "family") for op in retracted)):
+        if (not fixed and not HAN.search(clause) and any(op["type"] in ("name", "family") or op["type"] == "fact"
+                                                         and re.search(r"\b(?:called|named) \w+$", op["content"]) for op in retracted)):
             fixed = _BARE_NAME_EN.match(clause)  # my name is sophie | no wait | sofia with an f
         after = parts[i + 1] if i + 1 < len(parts) else ""
         if (_ROLE_ZH.search(clause) or _ROLE_EN.search(clause)) and _ACTS_IN_PLAY.match(after):

@@ -106,7 +106,7 @@ RELATIVE = re.compile(
     rf"(半|{ZH_NUM})个?半?(小时|钟头|分钟)(?:以后|之后|后)|\bin (?:(an?|half an?|{_EN_NUM_WORD}|\d{{1,3}}) )?(hour|hours|minutes?|mins?)\b",
     re.I,
 )
-_MORNING_DEED = re.compile(r"起床|醒|早饭|早餐|上学|校车|晨跑|\b(?:wake|waking|get up|getting up|breakfast|school bus|bus|run|jog"
+_MORNING_DEED = re.compile(r"起床|醒|早饭|早餐|上学|校车|晨跑|\b(?:wake|waking|get up|getting up|breakfast|school bus|bus|run|jog|bring"
                            r"|lunch ?box|packed lunch|uniform|backpack|school bag|pe kit)\b", re.I)
 _PM_EN = re.compile(r"\b(?:afternoon|evening|tonight|night|pm|p\.m\.)\b", re.I)
 _AM_EN = re.compile(r"\b(?:morning|am|a\.m\.)\b", re.I)

@@ -33,7 +33,7 @@ _KEEP_THIS = re.compile(r"^(?:(?:can|could|will) you |please |and |so )?(?:remem
 _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
     ("im", "i'm"), ("dont", "don't"), ("doesnt", "doesn't"), ("isnt", "isn't"), ("cant", "can't"),
     ("whats", "what's"), ("shes", "she's"), ("hes", "he's"), ("youre", "you're"), ("ive", "i've"),
-    ("lets", "let's"), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
+    ("lets", "let's"), ("ill (?=be|see|do|go|have|get|turn)", "i'll "), ("thats", "that's"), ("wont", "won't"), ("didnt", "didn't"), ("arent", "aren't"),
     ("theyre", "they're"), ("its (?=my|me|a|an|the|so|really|too|not|very|super|for|[a-z]+$)", "it's "),
     ("birthdays (?=on|is|in)", "birthday's "), ("valentines", "valentine's"), ("new years", "new year's"),
     ("my names", "my name's"), ("his names", "his name's"), ("her names", "her name's"),
@@ -252,7 +252,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"\bmy (?:mom|mum|dad|nan|nana|brother|sister|grandma|grandpa) (?=my (?:mom|mum|dad|nan|nana|brother|sister|grandma|grandpa))", "",
                   text, flags=re.I)  # my nan my nans called pat: the relative said again
     text = re.sub(r"^my name is (?:um )?it'?s ", "my name is ", text, flags=re.I)
-    text = re.sub(r"^(?:you know|basically|so basically),? ", "", text, flags=re.I)
+    text = re.sub(r"^(?:you know what|guess what|you know|basically|so basically),? ", "", text, flags=re.I)
+    text = re.sub(r"^what'?s your favou?rite (\w+),? mine is ", r"my favorite \1 is ", text, flags=re.I)  # …mine is a sloth
     # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
     for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
                         (r"\bi no like\b", "i don't like"), (r"\bi (?:am )?living in\b", "i live in"), (r"\bi born\b", "i was born"),
