@@ -1985,3 +1985,17 @@ def test_a_small_childs_grammar_and_restarts(text, expected):
 ])
 def test_an_ordinary_week_in_english_and_birthdays_that_are_not_the_childs(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("hi im jess im her mom", [("family", ("mom", "Jess"))]),
+    ("she has a stepmom named carla", [("family", ("stepmom", "Carla"))]),
+    ("her best friend from school is zara", [("fact", "The user's best friend is called Zara")]),
+    ("ellies allergic to eggs", [("fact", "Ellie is allergic to eggs")]),
+    ("he still needs his night light on to fall asleep", [("fact", "He still needs his night light on to fall asleep")]),
+    ("piano lesson saturday mornings at ten", [("schedule", "piano lesson")]),
+    ("grandmas flying in on wednesday", [("schedule", "grandma is flying in")]),
+    ("every sunday at 5 she video calls her grandma in manila", [("schedule", "she video calls her grandma in manila")]),
+])
+def test_a_parent_setting_up_the_toy_in_english(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

@@ -778,14 +778,14 @@ _PREDICATE_ZH = re.compile(
 # Said of the moment, not of the person: 妈妈今天生气了, 爸爸说…, 妈妈叫我…
 _TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|(?<!爱)哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus|hi|hello|hey|ok|okay),? )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
-_HAVE_PERSON_EN = re.compile(rf"^I have an? (?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
+_HAVE_PERSON_EN = re.compile(rf"^(?:I have|(?:she|he) has) an? (?:half )?(?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
 # "i have a little sister | her name is rosie": the sister is named in the next clause
 # Someone named first, then who they are to the child or what they have (theo is my best friend at school,
 # kenji has a twin sister named aiko, milo is allergic to eggs, biscuit is a golden retriever)
 _NAMED_FIRST_EN = re.compile(
     rf"^([a-z][a-z'-]+)(?: is my (?:best friend|best mate|bestie|friend)\b.*| (?:has|'s got) an? (?:(?:twin |little |big |baby )?(?:sister|brother)"
     rf"|(?:pet |little |new )?(?:{_PETS_EN})) (?:named|called) [a-z][a-z'-]+| is allergic to [\w ,'-]{{2,40}}"
-    r"|(?: still| always)? sleeps with [\w ,'-]{2,40}| has (?:asthma|diabetes|eczema|adhd|autism|epilepsy|c[o]?eliac(?: disease)?|an? [\w ]{0,20}allergy)\b[\w ,'-]{0,40}"
+    r"|(?: still| always)? (?:sleeps with|wets the bed)[\w ,'-]{0,40}| has (?:asthma|diabetes|eczema|adhd|autism|epilepsy|c[o]?eliac(?: disease)?|an? [\w ]{0,20}allergy)\b[\w ,'-]{0,40}"
     r"| is an? (?:golden retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|poodle|spaniel|jack russell|beagle|border collie|husky"
     r"|pug|corgi|dachshund|chihuahua|shih tzu|french bulldog|bulldog|german shepherd|staffy|tabby|siamese|ragdoll))$", re.I)
 _NOT_A_SUBJECT_EN = {"bluey", "bingo", "peppa", "elsa", "olaf", "spiderman", "batman", "superman", "mickey", "minnie", "pikachu",
@@ -804,7 +804,7 @@ _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:broth
                         rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to|are (?:both |all )?from|live on)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name(?: is|'s)\b))\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's|(?: in the(?: whole)? world| at school| ever)? is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's|(?: in the(?: whole)? world| at school| from school| ever)? is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
 # The child's class, a school just started, and where a child goes, as parents say them (in reception,
 # just started kindy, goes to st marys primary): shared by what is said of someone and what is said of the child
 _IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
@@ -827,7 +827,7 @@ _PREDICATE_EN = re.compile(
     r"|(?: has) (?:type \w+ )?(?:diabetes|epilepsy|adhd|autism|asthma|eczema)\b[\w ]{0,30}"
     r"|(?: has) (?:an? )?(?:severe |bad |mild |really bad )?[\w ]{0,20}allergy\b[\w ]{0,30}"
     r"|(?: gets) (?:really |so )?(?:scared|afraid) (?:of|during|when) [\w -]{2,30}|(?: gets) nightmares\b[\w ]{0,30}"
-    r"|(?: needs) (?:his|her) (?:night ?light|blanket|teddy|dummy)\b[\w ,'-]{0,40}"
+    r"|(?: still| always)?(?: needs) (?:his|her) (?:night ?light|blanket|teddy|dummy)\b[\w ,'-]{0,40}"
     rf"| {_GOES_TO_SCHOOL_EN}[\w ]{{0,20}}"
     r"|(?: just| recently)? turned (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?: last \w+| this \w+)?"
     r"| just learned (?:how )?to [\w ]{2,40}"
@@ -1047,7 +1047,7 @@ def _others(clause: str, writes: list[dict], context: dict) -> bool:
                                                                   " turned", " absolutely", " really", " totally", " plays",
                                                                   " wears", " does", " gets", " just started", " started",
                                                                   " sleeps", " eats", " only", " always", " never", " won't",
-                                                                  " adores", " needs", " don't", " just learned")):
+                                                                  " adores", " needs", " don't", " just learned", " still")):
         return False
     known = context.get("person")
     # "my sister isn't called anna | she's called hannah": a he/she right after an unnamed relation is that relation
@@ -1152,7 +1152,7 @@ _EVENT_EN = (r"game|lesson|lessons|class|practice|appointment|party|recital|conc
              r"conference|assembly|fair|sale|parade|ceremony|camp|workshop|fundraiser|disco|sports day")
 # "i go to karate" is a plan when it repeats (every saturday morning i go to karate); said once it is a habit
 _GOES_EN = re.compile(r"\b(?:i|we|they|me and my \w+) (?:go to|do|get (?:my|our|their))\b|\b(?:she|he) (?:goes to|does|gets (?:his|her))\b", re.I)
-_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's|i am|we are|she is|he is|they are) "
+_PLAN_EN = re.compile(r"\b(?:i|we|she|he|they|the kids|the children) (?:have|has|got|'ve got|need to|have to|will|'ll|can go|get to go)\b|\b(?:i'm|we're|were|she's|he's|i am|we are|she is|he is|they are) "
                       r"(?:going|having|getting|visiting|starting)\b|\bgonna\b|\bgoing to\b|\bcomes? over\b|\bis coming\b"
                       r"|\bthere'?s\b|\bi have\b|\bwe have\b|\bis (?:on|at)\b|^(?:today|tomorrow|tonight) is\b"
                       r"|^(?:\w+'?s )?(?:doctor'?s?|dentist'?s?|vet'?s?|hospital|eye|hair) appointment\b"
@@ -1164,7 +1164,8 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       # winter break starts on december 18th, it's ruby's birthday party
                       r"|\b(?:break|holidays?|vacation|term|school|camp|half term) (?:starts|begins|ends|finishes)\b"
                       # the appointment got moved to monday, my cousins are visiting, dad gets back friday, she's coming
-                      r"|\b(?:got |was |has been |is )?(?:moved|changed|pushed|switched) to\b|\b(?:are|is|'s|'re) (?:visiting|coming)\b"
+                      r"|\b(?:got |was |has been |is )?(?:moved|changed|pushed|switched) to\b|\b(?:are|is|'s|'re) (?:visiting|coming|flying|arriving|spending)\b"
+                      r"|\b(?:is|are|'s|'re) picking (?:me|us|him|her|them) up\b|\bvideo calls?\b|\bfacetimes?\b"
                       r"|\bgets? back\b|\bcomes? (?:home|back)\b|\barriv(?:es|ing)\b|\b(?:is|are|'s) getting married\b"
                       r"|\b(?:we're|were|we are|i'm|i am|she's|he's|they're) (?:picking|dropping|collecting|meeting)\b"
                       r"|\b(?:needs|has to take|takes|gets) (?:his|her|my|their) [\w ]{0,20}(?:pill|medicine|medication|inhaler|vitamins?|drops|antibiotics?)\b"
@@ -1180,7 +1181,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they) (?:have|has|got|'ve got|need to|h
                       rf"|\b(?:{_EVENT_EN}|club|therapy|lessons?|training|dentist|doctor) (?:is|are) (?:on|at|every|this|next|tomorrow"
                       rf"|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|\bfor (?:the|my|his|her) (?:dentist|doctor|vet|check-?up|appointment|haircut|flu shot|jab)\b"
-                      rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next) \w+"
+                      rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next|{'|'.join(WEEKDAYS_EN)})\b"
                       rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?)\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this coming |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
@@ -1367,7 +1368,7 @@ def _todo_span(clauses: list[str], now: datetime, day: str = "") -> tuple[int, i
         end += 1
         content = _todo_content(joiner.join(clauses[first:end]))
     if (not content or len(content) < 2 or content in ("还有", "然后", "还有就是", "and", "then", "is", "are")
-            or re.search(r"\b(?:the|a|an|of|and|my|at|in|on|for)$", content, re.I)):  # tomorrow we have to go to the um the
+            or re.search(r"\b(?:the|a|an|of|and|my)$", content, re.I)):  # tomorrow we have to go to the um the
         return None
     return first, end, opslib.write("schedule", content, datetime=when[0], repeat=when[1], priority=3)
 
@@ -1575,6 +1576,10 @@ def sentence_writes(sentence: str, categories: set[str], now: datetime, context:
         parent = _PARENT_ZH.match(clause) or _PARENT_EN.match(clause)
         if parent:
             context["speaker"] = parent.group(1).lower()
+            said = [op for op in writes if op["type"] == "name"]
+            if said and parent.re is _PARENT_EN:  # hi im jess | im her mom: the name was the mother's
+                relation = {"mommy": "mom", "mum": "mom", "daddy": "dad"}.get(context["speaker"], context["speaker"])
+                writes[writes.index(said[-1])] = _family(relation, said[-1]["content"])
             named = parent.group(2) if parent.re is _PARENT_EN else None
             if named and named.lower() not in _NOT_A_NAME_EN and not re.search(r"ing$|^(?:here|again|speaking)$", named, re.I):
                 # hi this is poppys mum gemma: the mother's name

@@ -254,6 +254,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"^my name is (?:um )?it'?s ", "my name is ", text, flags=re.I)
     text = re.sub(r"^(?:you know what|guess what|you know|basically|so basically),? ", "", text, flags=re.I)
     text = re.sub(r"^what'?s your favou?rite (\w+),? mine is ", r"my favorite \1 is ", text, flags=re.I)  # …mine is a sloth
+    text = re.sub(r"^([a-z]{3,})s (?=allergic|vegetarian|vegan|flying|coming|visiting)", r"\1 is ", text, flags=re.I)  # ellies allergic to eggs
     # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
     for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
                         (r"\bi no like\b", "i don't like"), (r"\bi (?:am )?living in\b", "i live in"), (r"\bi born\b", "i was born"),
