@@ -1999,3 +1999,19 @@ def test_an_ordinary_week_in_english_and_birthdays_that_are_not_the_childs(text,
 ])
 def test_a_parent_setting_up_the_toy_in_english(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("we live in geelong its near melbourne", [("location", "Geelong")]),
+    ("i love ringette its like hockey but with a ring", [("like", "ringette")]),
+    ("um my favorite song is let it go from frozen", [("like", "let it go from frozen")]),
+    ("i don't like when it's dark", [("dislike", "when it's dark")]),
+    ("my nana lives in whitby no she lives in scarborough", [("fact", "The user's nana lives in scarborough")]),
+    ("isla's got swimming on saturday morning at half nine", [("schedule", "isla has swimming")]),
+    ("geese are so scary they chase you", [("dislike", "geese")]),
+    ("our dog ringo is a kelpie", [("fact", "The user's family's dog ringo is a kelpie")]),
+    ("um so like my teacher is mister nguyen", [("fact", "The user's teacher is called Mister Nguyen")]),
+    ("she still naps after lunch most days", [("fact", "She still naps after lunch most days")]),
+])
+def test_australian_british_and_canadian_families(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

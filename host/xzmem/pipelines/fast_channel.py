@@ -111,7 +111,7 @@ _LIST_ZH = re.compile(r"和|跟|与|以及|还有|、|(?<=[\u4e00-\u9fff])[呀�
 _LIST_EN = re.compile(r"\s+(?:and|or|&)\s+|\s*/\s*", re.I)
 _TAIL_ZH = re.compile(r"(?:[了啦呀哦啊呢吧嘛哈耶咯嘞噻伐]|的(?<![辣甜酸咸苦凉冷热软硬脆]的))+$")
 _TAIL_EN = re.compile(r"\s+(?:my (?:mother|mom|mum|dad|father|grandma|nani|nana|dadi) \w+.*|which .+|because .+|cause .+|ever since .+|when (?:they|it|he|she) .+|"
-                      r"like (?!a )(?:the )?\w+(?: \w+)?|go the \w+|look|and|oh|um|a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
+                      r"like (?!a )(?:the )?\w+(?: \w+)?|go the \w+|(?<!when )(?<!if )its .+|(?<!when )(?<!if )it's .+|look|and|oh|um|a lot|heaps|the \w+ ones|lots|loads|very much|so much|so so much|like a \w+|too|as well|a little|a bit|at all|anymore|now|ok|okay|the most|the best|most|best"
                       r"|more than anything(?: else)?(?: in the world)?|especially .+|(?:really |super |very )?(?:fast|high|loud)"
                       r"|on \w+ (?:mornings|afternoons|evenings|nights)|on (?:the )?weekends?|on \w+days|every \w+|at night"
                       r"|in the (?:morning|afternoon|evening)s?)$", re.I)
@@ -185,6 +185,7 @@ _EN_SUBJECT = [
     (re.compile(r"^we\b", re.I), "The user's family"),
     (re.compile(r"^I\b", re.I), "The user"),
     (re.compile(r"^my\b", re.I), "The user's"),
+    (re.compile(r"^our\b", re.I), "The user's family's"),
 ]
 _EN_OBJECT = [(re.compile(r"\bmy\b", re.I), "their"), (re.compile(r"\bme\b", re.I), "them"),
               (re.compile(r"\bmyself\b", re.I), "themselves"), (re.compile(r"\bI(?:'m| am)\b", re.I), "they are"),
@@ -307,7 +308,7 @@ _PLACE_EN = re.compile(_LEAD_EN + r"(?:I|we|we all|me and my \w+|my \w+ and (?:I
 _NOT_A_HOME_EN = re.compile(rf"^(?:{'|'.join(MONTHS_EN)})$|\b(?:school|preschool|kindergarten|daycare|nursery|class|grade|work|church|camp|"
                             r"the park|the zoo|the hospital)$", re.I)
 _PLACE_STOP_EN = re.compile(r"\s(?:not|and|but|with|now|because|since|for|near|too|right|city|i|we|so|anymore|though|from|mate|my|our|his|her"
-                            r"|have|has|do|did|does|can|which|who|that|where|is|it's"
+                            r"|have|has|do|did|does|can|which|who|that|where|is|it's|its|like"
                             r"|in|on|by|next)\b.*$", re.I)
 _BIRTHDAY_ZH = re.compile(rf"(?:我(?:的)?生日(?:是|在|(?:在)?[\u4e00-\u9fff]{{1,4}}?是)?|我是)\s*(?:(\d{{4}})年)?({ZH_NUM})月({ZH_NUM})[日号]?")
 _MONTH_NAMES = "|".join(MONTHS_EN) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -378,12 +379,12 @@ _TOY_NAME_EN = re.compile(r"^I (?:named|call|called) my (?:teddy(?: bear)?|bear|
 _PETS_EN = (r"dog|doggy|doggie|cat|puppy|kitten|kitty|hamster|fish|goldfish|rabbit|bunny|turtle|tortoise|parrot|budgie|cockatiel|bird|"
             r"guinea pig|lizard|gecko|bearded dragon|axolotl|ferret|hedgehog|chinchilla|gerbil|snake|frog|pony|horse|chicken|duck|"
             r"golden retriever|retriever|labrador|labradoodle|goldendoodle|cockapoo|cavapoo|lab|poodle|spaniel|terrier|jack russell|beagle|"
-            r"collie|border collie|husky|pug|corgi|dachshund|sausage dog|chihuahua|shih tzu|bulldog|french bulldog|german shepherd|staffy")
+            r"collie|border collie|husky|pug|corgi|dachshund|sausage dog|chihuahua|shih tzu|bulldog|french bulldog|german shepherd|staffy|kelpie|chook")
 _PET_NAME_EN = re.compile(rf"^(?:my|our) (?:pet |little |new )?(?:{_PETS_EN})"
                           r"(?:(?:'s name is|'s name's| is named| is called| name is) (?:(?:mr|mrs|miss|ms|dr|captain|princess|sir) )?[a-z][a-z'-]+"
                           # the name set beside the pet, then a habit of its own (my dog max loves tennis balls)
                           r"| (?!is\b|was\b|and\b|got\b|died\b|ran\b)[a-z][a-z'-]+ (?:(?:always |really )?(?:loves|likes|hates|eats|sleeps|chases|barks)\b"
-                          r"|is (?:really |very |so |super )?(?:old|fat|fluffy|naughty|cute|big|tiny|small|lazy|cheeky)\b)[\w ]{0,30})$", re.I)
+                          r"|is (?:really |very |so |super )?(?:old|fat|fluffy|naughty|cute|big|tiny|small|lazy|cheeky)\b|is an? [a-z]+(?: [a-z]+)?$)[\w ]{0,30})$", re.I)
 _PET_EN = re.compile(rf"^(?:I|we) (?:have|got|'ve got|have got) (?:an?|two|three|four|\d+) (?:pet |little |new )?(?:{_PETS_EN}|pupp(?:y|ie))"
                      r"(?:es|s)?\b.{0,30}$", re.I)
 _HEALTH_ZH = re.compile(r"^(?:我)?(?:对)?[^，。,.！？!?]{1,12}过敏$|^我(?:有|患有|得了)(?:轻微的|一点)?(?:糖尿病|高血压|哮喘|气喘|心脏病|胃病|贫血|失眠|(?:过敏性)?鼻炎|湿疹|近视)$")
@@ -426,8 +427,8 @@ _FEAR_EN = re.compile(r"^I(?:'m| am| get| always get) (?:really |so |very |kinda
                       r"|^(?!(?:it|you|that|this|he|she|they|my|your|his|her|our|mom|dad|mommy|daddy|mum)\b)([a-z][a-z' ]{2,30}?)"
                       r" (?:really |always |kind of )?(?:scares?|frightens?|terrif(?:y|ies)) me(?: so much| so so much| a lot| like a lot)?(?: especially .+)?$"
                       # spiders are gross: a kind of thing (a plural), not people
-                      r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s) are "
-                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)$"
+                      r"|^(?!(?:you|they|we|these|those|my|your|our|his|her|guys|people|boys|girls)\b)([a-z]+s|geese|mice|sheep) are "
+                      r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|scary|creepy)(?: (?:they|it) [a-z]+.*)?$"
                       # broccoli is yucky: one kind of food or thing
                       r"|^(?!(?:it|that|this|you|he|she|my|your|our|his|her|school|today|everything)\b)([a-z]+(?: [a-z]+)?) is "
                       r"(?:so |really |super |very )?(?:gross|yucky|icky|disgusting|boring|scary|the worst)$"
@@ -804,7 +805,7 @@ _PEOPLE_EN = re.compile(r"^(?:my|our) ((?:big |little |older |younger )?(?:broth
                         rf"kids|children|sons|daughters|parents)|(?:{_KIN_EN}) and (?:my )?(?:{_KIN_EN}|pop|pops|poppy))( (?:both |all )?(?:live in|live with|live near|work (?:at|in|as|for)|"
                         r"are allergic to|are (?:both |all )?(?:twins|\w+ years old)|go to|are (?:both |all )?from|live on)\b[\w ,'-]{1,40})$", re.I)
 _PRONOUN_EN = re.compile(r"^(?:she|he|(?:her|his)(?= name(?: is|'s)\b))\b", re.I)
-_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's|(?: in the(?: whole)? world| at school| from school| ever)? is)\s+((?:(?:mrs|mr|ms|miss|dr)\.? )?[a-z][a-z'-]+)$", re.I)
+_FAMILY_NAME_EN = re.compile(r"^(?:'s name is|'s name's| is called| is named|'s called|'s named| name is| name's|(?: in the(?: whole)? world| at school| from school| ever)? is)\s+((?:(?:mrs|mr|ms|miss|dr|mister|missus)\.? )?[a-z][a-z'-]+)$", re.I)
 # The child's class, a school just started, and where a child goes, as parents say them (in reception,
 # just started kindy, goes to st marys primary): shared by what is said of someone and what is said of the child
 _IN_CLASS_EN = r"in (?:reception|nursery|kindergarten|preschool|year \w+|\w+ grade)\b"
@@ -848,7 +849,7 @@ _NOT_A_NAME_WORD = re.compile(r"(?:ful|ous|ive|ing|ed|ic|al|ble|ish|less|est)$|^
 # What a parent tells of the child as 他/她 with no one named first: health, age, likes, habits, school
 _CARE_ZH = re.compile(r"过敏|哮喘|睡觉|尿床|蛀牙|离不开|气喘|糖尿病|近视|湿疹|鼻炎|贫血|挑食|早产|在学|不会|胆小|晕车|晕船|左撇子|不耐受|迷上|不(?:能|敢)?吃|不能喝|只吃|岁|喜欢|爱|讨厌|怕|一定要|每天|总是|老是|从来|经常|"
                       r"都要|年级|幼儿园|[大中小]班")
-_CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bneeds (?:his|her) (?:night ?light|blanket|teddy|dummy)\b|\bgets (?:nightmares|really scared|scared)\b|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
+_CARE_EN = re.compile(r"allergic|allergy|intolerant|coeliac|celiac|\bnaps\b|\bneeds (?:his|her) (?:night ?light|blanket|teddy|dummy)\b|\bgets (?:nightmares|really scared|scared)\b|(?:\bis|'s) (?:really |very |so |a bit |a little |kind of |kinda )?(?:scared|afraid|terrified|frightened) of\b"
                       r"|(?:\bis|'s) (?:crazy about|obsessed with|mad about)\b|(?:\bis|'s) always been (?:scared|afraid)\b|picky eater|fussy eater"
                       rf"|\bbeen (?:doing|learning|taking|playing|going to)\b|\bhas an? (?:pet |little |new )?(?:{_PETS_EN}) (?:named|called)\b|\bonly (?:eats|drinks)\b|\bsleeps with\b|vegetarian|vegan|diabetes|epilepsy|adhd|autism|eczema|\bwears (?:glasses|hearing aids?|braces)\b|can't stand|fond of"
                       r"|(?:\bis|'s) (?:really |very |so |a bit |a little )?(?:shy|anxious|sensitive)\b"
@@ -1182,7 +1183,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they|the kids|the children) (?:have|has
                       rf"|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|\bfor (?:the|my|his|her) (?:dentist|doctor|vet|check-?up|appointment|haircut|flu shot|jab)\b"
                       rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next|{'|'.join(WEEKDAYS_EN)})\b"
-                      rf"|^[a-z]+ has (?:a |an |his |her )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?)\b"
+                      rf"|^[a-z]+ has (?:a |an |his |her |the )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?|dentist|doctor)\b"
                       # next friday is my school play: a day, then what happens on it
                       rf"|^(?:next |this coming |this |on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: at [\w:]+)? is (?:(?:my|our|the|his|her) )?(?![\w' ]*\b(?:best|favou?rite|worst|last)\b)[\w' ]{{0,20}}\b(?:{_EVENT_EN})\b", re.I)
 _NAMED_DATE_EN = re.compile(r"\b(?:christmas|halloween|new year'?s|thanksgiving|easter|valentine'?s)\b|"

@@ -48,7 +48,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
                   r"|sixteen|seventeen|eighteen|nineteen|twenty)\b)", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
-_HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it)(?:'ve| have|'s| has) got\b", re.I)
+_HAVE_GOT = re.compile(r"\b(i|we|you|they|he|she|it|[a-z]{3,}(?='s))(?:'ve| have|'s| has) got\b", re.I)
 
 
 # 不是明天是后天去动物园: the day or hour said wrong is dropped, the right one opens the plan
@@ -292,7 +292,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"^(?:scratch that|never mind that|let me start again)[,\s]+", "", text, flags=re.I)  # what follows says it again
     for pattern, full in _APOSTROPHE:
         text = pattern.sub(full, text)
-    text = _HAVE_GOT.sub(lambda m: m.group(1) + (" has" if m.group(1).lower() in ("he", "she", "it") else " have"), text)
+    text = _HAVE_GOT.sub(lambda m: m.group(1) + (" have" if m.group(1).lower() in ("i", "we", "you", "they") else " has"), text)
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
@@ -318,7 +318,7 @@ _CLAUSE_EN = re.compile(
     r"\s*(?:[,;]|:(?!\d)|\bbut\b|\bhowever\b|\bwhile\b|\band then\b|\band also\b|\bso\b(?= (?:i|we|she|he|no|please|keep|don't|make|be|tell|remind|never)\b)"
     r"|(?<=\w) (?=(?:because|cause|'cause)\b)"
     r"|(?<=\w) (?=(?:what'?s yours|what about you|how about you|and you|do you|did you|can you|are you|what'?s your)\b)"
-    r"|(?<=\w) (?=(?:no wait|wait no|no no|no sorry|no actually|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i)))|(?<=\bno sorry) |(?<=\bno actually) |(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
+    r"|(?<=\w) (?=(?:no wait|wait no|no no|no sorry|no actually|oops|i mean|i meant|sorry|no (?=i'm|my|it's|we|i|she|he|they)))|(?<=\bno sorry) |(?<=\bno actually) |(?<=\bno wait) |(?<=\bwait no) |(?<=\boops) |(?<=\bi mean) |(?<=\bi meant) |(?<=\bsorry) "
     r"|\band (?=(?:her|his) name\b)|(?<=\w) (?=(?:her|his) name(?: is|'s)\b)"
     r"|(?<!\bme )\band (?=(?:I|I'm|I've|I'd|I'll|my|me|she|he|she's|he's|we|we're|they)\b)"
     # "…to the zoo and on saturday i have a party": a second day opens a second plan (not "tuesday and thursday")
