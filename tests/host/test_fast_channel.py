@@ -2015,3 +2015,18 @@ def test_a_parent_setting_up_the_toy_in_english(text, expected):
 ])
 def test_australian_british_and_canadian_families(text, expected):
     assert _short(fast_channel(text, NOW)[1]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("everyone just calls me bean", [("name", "Bean")]),
+    ("my birthday is this friday im gonna be eight", [("birthday", "11-27")]),
+    ("pokemon is the best", [("like", "pokemon")]),
+    ("school is the best", []),
+    ("um i kinda like playing roblox with my cousin", [("like", "playing roblox")]),
+    ("my brothers allergic to cats", [("fact", "The user's brother is allergic to cats")]),
+    ("dont let me forget my recorder on wednesday", [("schedule", "don't let me forget my recorder")]),
+    ("did you know i have a lizard", []),
+    ("i meant tuesday not monday for the science fair", [("schedule", "for the science fair")]),
+])
+def test_more_of_an_english_childs_week(text, expected):
+    assert _short(fast_channel(text, NOW)[1]) == expected

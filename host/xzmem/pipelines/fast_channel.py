@@ -277,7 +277,7 @@ _NOT_A_NAME_EN |= {"later", "tomorrow", "tonight", "soon", "again", "anytime", "
                    "after", "before", "once", "up", "right", "now"}
 _NAME_EN = re.compile(r"\b(?:my (?:real |full |first |english )?name(?:'s| is)|my nickname is|i'?m called|i am called|my name is actually"
                       r"|^(?:(?:you can|you could|please|just|and|so|hi|hello|hey) )*call me"
-                      r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
+                      r"|^(?:everybody|everyone|people|all my friends|my friends) (?:all |just )?calls? me)\s+([a-z][a-z'-]+(?: [A-Z][a-z'-]+)?)", re.I)
 _POLITE_TAIL_EN = re.compile(r"\s+(?:please|ok|okay|from now on|instead|now|then|too)\b.*$", re.I)
 _NAME_HELLO_EN = re.compile(r"^(?:hi|hello|hey)(?: there)?,? (?:i'm|i am|it's me|it is me) "
                             # hi i'm mommy: a parent saying who they are to the child, not a name
@@ -407,7 +407,7 @@ _FAVOURITE_AFTER_ZH = re.compile(r"^([^，。是我你他她它这那]{1,10}?)(?
                                  r"(?:[\u4e00-\u9fff]{1,4})?(?:了|啦|呀|哦)?$")
 _LIKE_EN = re.compile(
     r"^(?:(?:and|so|also|oh|well|yeah|yes|because|cause|plus|and i|so i|oh i) )?(?:I )?"
-    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually )?"
+    r"(?:really |also |do |totally |absolutely |just |still |super duper |super |so |actually |kinda |kind of |sort of )?"
     r"(don'?t (?:really )?like|do not like|don'?t enjoy|hate|dislike|can'?t stand|like|love|enjoy|prefer|adore)\s+"
     r"(?!.* (?:is|are) my (?:most )?favou?rite$)(.{1,40}?)(?:,? especially .+)?$",
     re.I,
@@ -442,7 +442,7 @@ _FAVOURITE_EN = re.compile(r"\bmy (?:most |second |other )?favou?rite (?:[\w ]{1
                            r"the best (?:food|thing|snack|game|toy|color|colour|animal|fruit|dessert|show|movie|sport|holiday|day)s?(?: ever| in the world)?$"
                            # chocolate ice cream is the best: a thing (two or three words, no person, no capital) is the best
                            r"|^(?!(?:it|that|this|you|he|she|they|we|i|my|your|our|his|her|mom|dad|mommy|daddy|mum|school|today)\b)"
-                           r"([a-z]+ [a-z]+(?: [a-z]+)?|[a-z]+s) (?:is|are) the best(?: ever)?$"
+                           r"([a-z]+ [a-z]+(?: [a-z]+)?|[a-z]{3,}) (?:is|are) the best(?: ever)?$"
                            # the other way round: the best thing ever is ice cream
                            r"|^the best (?:food|thing|snack|game|toy|animal|show|movie|sport)(?: ever| in the world)? is (?!(?:you|my|your|our)\b)(.{2,30})$"
                            # i think sharks are so cool: a kind of thing (a plural), not a person or the companion
@@ -616,7 +616,8 @@ def _identity_en(clause: str, writes: list[dict], introduced: bool = False) -> N
 
 _BIRTHDAY_TODAY = re.compile(r"^(今天|明天|后天)(?:就)?是我(?:的)?生日(?:了|哦|呀)?$|^(today|tomorrow)(?:'s| is) my birthday$", re.I)
 _BIRTHDAY_ON_A_DAY = re.compile(r"^((?:下个?|这个?)?(?:周|星期|礼拜)[一二三四五六日天]|(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))"
-                                r"(?:就)?(?:是我(?:的)?生日(?:了|啦|哦|呀)?| is my birthday)$", re.I)
+                                r"(?:就)?(?:是我(?:的)?生日(?:了|啦|哦|呀)?| is my birthday)$"
+                                r"|^my birthday(?:'s| is) (?:on )?((?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))$", re.I)
 _BIRTHDAY_NEXT_MONTH = re.compile(rf"^下个?月({ZH_NUM})[号日](?:就)?是我(?:的)?生日(?:了|哦|呀)?$")
 
 
@@ -627,7 +628,8 @@ def _identity(clause: str, writes: list[dict], greeted: bool = False, now: datet
         _identity_en(clause, writes, greeted)
     relative = _BIRTHDAY_TODAY.match(clause)
     on_a_day = _BIRTHDAY_ON_A_DAY.match(clause) if now is not None and not relative else None
-    when = parse_when(on_a_day.group(1), now) if on_a_day and not re.search(r"[\d一二三四五六七八九十]{1,3}[号日]|\d", on_a_day.group(1)) else None
+    day_said = on_a_day and (on_a_day.group(1) or on_a_day.group(2))
+    when = parse_when(day_said, now) if day_said and not re.search(r"[\d一二三四五六七八九十]{1,3}[号日]|\d", day_said) else None
     if relative and now is not None:  # 明天是我的生日, tomorrow is my birthday: that day's date
         offset = {"今天": 0, "明天": 1, "后天": 2, "today": 0, "tomorrow": 1}[(relative.group(1) or relative.group(2)).lower()]
         writes.append(opslib.write("birthday", (now + timedelta(days=offset)).strftime("%m-%d")))
@@ -1142,7 +1144,7 @@ def _clause_writes(clause: str, categories: set[str], context: dict) -> list[dic
 
 # Something to do at a time: a remind-me, or a plan (明天要去奶奶家, 周六上午十点我要去上舞蹈课,
 # on saturday we're going to the aquarium). Weather and feelings are not plans.
-_TODO_MARK = re.compile(r"\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
+_TODO_MARK = re.compile(r"\bdon'?t let (?:me|him|her|us) forget\b|\btell (?:me|him|her|us) to\b|\bwake [a-z]+ up\b|提醒|记得|别忘了|叫我|叫醒我|叫(?:醒)?(?:他|她|孩子|宝宝)(?=起床|起来)|帮我记|待办|让(?:他|她|孩子|宝宝)|\bremind\b|\bdon'?t forget\b|\bremember to\b"
                         r"|\bwake me\b|\btodo\b|\bmake sure\b", re.I)
 _PLAN_ZH = re.compile(r"要|得|需要|去|有|带|参加|练|[\u4e00-\u9fff]{1,4}课(?=是|在)|复诊|复查|体检|疫苗|抽血|看牙|学(?=[\u4e00-\u9fff])|放(?:寒|暑)?假|改到|改成|改在|挪到|推到|[送接](?=孩子|宝宝|他|她|女儿|儿子)|来接|接我|过生日|结婚|大寿|过寿|满月|上[\u4e00-\u9fff]{0,4}课|考试|交|过来|来我家|回|开(?!心)|举行|举办|演出|表演|比赛"
                       r"|是[\u4e00-\u9fff]{0,10}(?:会|派对|聚会|婚礼|典礼|比赛|演出|的生日|义卖|活动|开放日)$")
@@ -1182,6 +1184,7 @@ _PLAN_EN = re.compile(r"\b(?:i|we|she|he|they|the kids|the children) (?:have|has
                       rf"|\b(?:{_EVENT_EN}|club|therapy|lessons?|training|dentist|doctor) (?:is|are) (?:on|at|every|this|next|tomorrow"
                       rf"|{'|'.join(WEEKDAYS_EN)})\b"
                       r"|\bfor (?:the|my|his|her) (?:dentist|doctor|vet|check-?up|appointment|haircut|flu shot|jab)\b"
+                      rf"|\bfor (?:the|my|his|her) [\w ]{{0,20}}\b(?:{_EVENT_EN})\b"
                       rf"|^[\w' ]{{0,30}}\b(?:{_EVENT_EN}|club|therapy|training) (?:every|on|this|next|{'|'.join(WEEKDAYS_EN)})\b"
                       rf"|^[a-z]+ has (?:a |an |his |her |the )?[\w' ]{{0,20}}\b(?:{_EVENT_EN}|{_ACTIVITIES_EN}|club|therapy|training|lessons?|dentist|doctor)\b"
                       # next friday is my school play: a day, then what happens on it

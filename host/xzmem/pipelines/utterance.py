@@ -44,7 +44,7 @@ _APOSTROPHE = [(re.compile(rf"\b{bare}\b", re.I), full) for bare, full in (
        r"\1's name is "),
       # my dads a builder: a relative's "is" said without its apostrophe
       (re.compile(r"\b((?:my|his|her) (?:big |little )?(?:mum|mom|dad|sister|brother|nan|nana|nani|dadi|grandma|grandpa|aunt|uncle|cousin))s "
-                  r"(?=a |an |the |in (?:\w+ grade|year|reception|kindergarten|preschool|nursery)\b|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+                  r"(?=a |an |the |allergic |in (?:\w+ grade|year|reception|kindergarten|preschool|nursery)\b|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
                   r"|sixteen|seventeen|eighteen|nineteen|twenty)\b)", re.I), r"\1's ")]
 
 # British "have got": i've got a hamster, he's got a dentist appointment, we have got two cats
@@ -254,6 +254,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"^my name is (?:um )?it'?s ", "my name is ", text, flags=re.I)
     text = re.sub(r"^(?:you know what|guess what|you know|basically|so basically),? ", "", text, flags=re.I)
     text = re.sub(r"^what'?s your favou?rite (\w+),? mine is ", r"my favorite \1 is ", text, flags=re.I)  # …mine is a sloth
+    text = re.sub(r"\b(called|named) ([a-z]+) not [a-z]+$", r"\1 \2", text, flags=re.I)  # my sister is called ruby not rosie
+    text = re.sub(r"^(?:sorry,? )?i meant (?=(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) not )", "", text, flags=re.I)
     text = re.sub(r"^([a-z]{3,})s (?=allergic|vegetarian|vegan|flying|coming|visiting)", r"\1 is ", text, flags=re.I)  # ellies allergic to eggs
     # English as a second language, said as it is meant (i am having a sister, i no like, i have eight years, my mother she…)
     for said, meant in ((r"\bi am having\b", "i have"), (r"\bi am not liking\b", "i don't like"), (r"\bi am liking\b", "i like"),
@@ -425,7 +427,7 @@ _REQUEST = re.compile(r"提醒|帮我记|叫(?:醒)?我起床|叫醒我|\b(?:rem
 
 # 我是不是跟你说过我喜欢恐龙: asking whether something was said, not saying it
 _ASKS_WHAT_WAS_SAID = re.compile(r"^(?:我|我们)?(?:是不是|有没有)(?:已经)?(?:跟你|和你|对你)?(?:说过|讲过|告诉过你)"
-                                 r"|^(?:(?:so|and|hey|oh) )?(?:did|have|had) i (?:ever |already )?(?:tell|told) you\b", re.I)
+                                 r"|^(?:(?:so|and|hey|oh) )?(?:did|have|had) i (?:ever |already )?(?:tell|told) you\b|^did you know\b", re.I)
 
 
 # Particles that make the whole unpunctuated line a question (…恐龙还是鲨鱼来着, …对吧).
