@@ -782,7 +782,6 @@ _PREDICATE_ZH = re.compile(
 _TRANSIENT_ZH = re.compile(r"今天|被(?!子|窝|单)|表扬|批评|最近(?!(?:呢|啊)?(?:特别|又|开始)?(?:迷上|迷|爱上|在学|喜欢))|这几天|这两天|这阵子|昨天|刚才|刚刚|正在|等会|待会|明天|后天|说|让|叫我|叫你|生气|(?<!爱)哭了|在哭|在家|去了|回来|出差|不在")
 _PERSON_EN = re.compile(rf"^(?:(?:so|and|yeah|well|oh|also|but|plus|hi|hello|hey|ok|okay),? )*(?:my|our) ({_KIN_EN}|{_OTHERS_EN})\b", re.I)
 _HAVE_PERSON_EN = re.compile(rf"^(?:I have|(?:she|he) has) an? (?:half )?(?:little |big |baby |older |younger )?({_KIN_EN}|{_OTHERS_EN}) (?:named|called|whose name is) ([a-z][a-z'-]+)$", re.I)
-# "i have a little sister | her name is rosie": the sister is named in the next clause
 # Someone named first, then who they are to the child or what they have (theo is my best friend at school,
 # kenji has a twin sister named aiko, milo is allergic to eggs, biscuit is a golden retriever)
 _NAMED_FIRST_EN = re.compile(
@@ -796,6 +795,7 @@ _NOT_A_SUBJECT_EN = {"bluey", "bingo", "peppa", "elsa", "olaf", "spiderman", "ba
                      "it", "this", "that", "he", "she", "they", "there", "what", "who", "everyone", "everybody", "nobody", "someone",
                      "somebody", "mommy", "mom", "mum", "mummy", "dad", "daddy", "my", "your", "his", "her", "our", "the", "a", "an",
                      "i", "you", "we", "one", "each", "which", "here"}
+# "i have a little sister | her name is rosie": the sister is named in the next clause
 _THIS_IS_KIN_EN = re.compile(rf"^(?:(?:hi|hello) )?this is my ({_KIN_EN}) ([a-z][a-z'-]+)$", re.I)  # this is my son theo
 # i have got two brothers jack and harry: both named
 _TWO_KIN_EN = re.compile(r"^(?:I have (?:two|2) (brother|sister|cousin)s|my (brother|sister|cousin)s are (?:named|called)"

@@ -68,19 +68,22 @@ _HOUR_ZH = [*"一二三四五六七八九十", "十一", "十二"]  # 一点 …
 _CLOCK_SAID_ZH = r"(?:早上|上午|中午|下午|晚上)?(?:[一二两三四五六七八九十\d]{1,3})点(?:半|一刻|三刻|[一二三四五六七八九十\d]{1,3}分?)?"
 
 
+def _small_number(said: str) -> int | None:
+    """一 to 十二 (两 too) or digits as a number; None for anything else."""
+    said = said.replace("两", "二")
+    return int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
+
+
 def _quarter_to(text: str) -> str:
     """差一刻五点 and 五点差一刻 are a quarter to five: 四点三刻."""
     def earlier(m: re.Match) -> str:
-        said = m.group(2).replace("两", "二")
-        hour = int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
+        hour = _small_number(m.group(2))
         return m.group(0) if not hour or hour < 2 else f"{m.group(1) or ''}{hour - 1}点三刻"
     text = re.sub(r"(早上|上午|中午|下午|晚上)?差一刻([一二两三四五六七八九十]|十[一二]|\d{1,2})点", earlier, text)
     text = re.sub(r"(早上|上午|中午|下午|晚上)?([一二两三四五六七八九十]|十[一二]|\d{1,2})点差一刻", earlier, text)
 
     def minutes_to(m: re.Match) -> str:  # 差五分八点: five to eight, 七点五十五分
-        said = m.group(3).replace("两", "二")
-        hour = int(said) if said.isdigit() else (_HOUR_ZH.index(said) + 1 if said in _HOUR_ZH else None)
-        short = int(m.group(2)) if m.group(2).isdigit() else _HOUR_ZH.index(m.group(2)) + 1 if m.group(2) in _HOUR_ZH else None
+        hour, short = _small_number(m.group(3)), _small_number(m.group(2))
         if not hour or hour < 2 or not short or short >= 30:
             return m.group(0)
         return f"{m.group(1) or ''}{hour - 1}点{60 - short}分"
